@@ -1,0 +1,33 @@
+/**
+ * User-facing errors: one class per condition, a stable code, and a one-line message that names the
+ * file, field or flag and says what to do. Only the CLI entry turns them into output and exit codes;
+ * anything else that escapes is a bug and is reported as one.
+ */
+
+export type ErrorCode =
+  | 'SCENARIO_INVALID'
+  | 'SCENARIO_NOT_FOUND'
+  | 'FORMAT_UNKNOWN'
+  | 'STRATEGY_UNKNOWN'
+  | 'PARAM_INVALID'
+  | 'OPTION_INVALID'
+  | 'STORE_ERROR'
+  | 'STORE_LOCKED'
+  | 'REPORT_ERROR';
+
+export class CtxbenchError extends Error {
+  constructor(
+    readonly code: ErrorCode,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'CtxbenchError';
+  }
+}
+
+export const scenarioInvalid = (file: string, problem: string): CtxbenchError =>
+  new CtxbenchError('SCENARIO_INVALID', `${file}: ${problem}`);
+
+export function isCtxbenchError(error: unknown): error is CtxbenchError {
+  return error instanceof CtxbenchError;
+}

@@ -1,0 +1,160 @@
+/**
+ * The tool-call pairing INVARIANT (design: "every context sent to a model") as a validator.
+ *
+ * Violations are named with the OpenHands SDK compliance taxonomy, so a report can say which of the
+ * eight malformed shapes a strategy produced. Providers reject all of them (OpenAI and Anthropic with a
+ * 400), which is why the runner treats a context with any violation as a failed request.
+ */
+import type { AssistantMessage, Message } from './messages.js';
+
+export const VIOLATION_KINDS = [
+  'unmatched_tool_use',
+  'unmatched_tool_result',
+  'interleaved_user_message',
+  'interleaved_assistant_message',
+  'duplicate_tool_call_id',
+  'wrong_tool_call_id',
+  'parallel_missing_result',
+  'parallel_wrong_order',
+] as const;
+export type ViolationKind = (typeof VIOLATION_KINDS)[number];
+
+export interface Violation {
+  readonly kind: ViolationKind;
+  /** Index in the checked context of the message where the violation shows. */
+  readonly index: number;
+  readonly toolCallId?: string;
+  readonly detail: string;
+}
+
+interface Batch {
+  readonly index: number;
+  readonly size: number;
+  /** Calls of the batch still waiting for their result, in call order. */
+  readonly pending: string[];
+}
+
+/**
+ * Checks one context against the pairing invariant and returns every violation (empty = valid).
+ * A context may end on the assistant message whose calls are being executed (invariant, rule 2).
+ */
+export function checkPairing(context: readonly Message[]): Violation[] {
+  const violations: Violation[] = [];
+  const callIndex = new Map<string, number>(); // every call id seen so far -> its assistant's index
+  const answered = new Set<string>();
+  const laterResults = indexResults(context);
+  const laterCalls = indexCalls(context);
+  const reportedInterleaved = new Set<string>();
+  let batch: Batch | undefined;
+
+  const closeBatch = (at: number, by: Message | undefined): void => {
+    if (!batch || batch.pending.length === 0) return;
+    const comesLater = batch.pending.filter((id) => (laterResults.get(id) ?? -1) > at);
+    if (by && comesLater.length > 0) {
+      const kind = by.role === 'assistant' ? 'interleaved_assistant_message' : 'interleaved_user_message';
+      comesLater.forEach((id) => reportedInterleaved.add(id));
+      violations.push({ kind, index: at, toolCallId: comesLater[0], detail: `${by.role} message between call ${comesLater[0]} and its result` });
+    } else {
+      const answeredSome = batch.size > batch.pending.length;
+      const kind = batch.size > 1 && answeredSome ? 'parallel_missing_result' : 'unmatched_tool_use';
+      violations.push({ kind, index: batch.index, toolCallId: batch.pending[0], detail: `call ${batch.pending[0]} has no result` });
+    }
+    batch = undefined;
+  };
+
+  context.forEach((message, index) => {
+    if (message.role === 'tool') {
+      const id = message.toolCallId;
+      const pendingAt = batch ? batch.pending.indexOf(id) : -1;
+      if (batch && pendingAt >= 0) {
+        batch.pending.splice(pendingAt, 1);
+        answered.add(id);
+      } else if (reportedInterleaved.has(id)) {
+        reportedInterleaved.delete(id);
+        answered.add(id);
+      } else if (answered.has(id)) {
+        if (batch && batch.pending.length > 0) {
+          // It stands where the current batch's answer belongs: the result names the wrong call.
+          const expected = batch.pending.shift();
+          violations.push({ kind: 'wrong_tool_call_id', index, toolCallId: id, detail: `result for finished call ${id} where ${expected} was expected` });
+        } else {
+          violations.push({ kind: 'duplicate_tool_call_id', index, toolCallId: id, detail: `second result for call ${id}` });
+        }
+      } else if ((laterCalls.get(id) ?? -1) > index) {
+        violations.push({ kind: 'parallel_wrong_order', index, toolCallId: id, detail: `result for ${id} comes before its call` });
+      } else if (callIndex.has(id)) {
+        // The call exists but belongs to an older batch that was already closed.
+        violations.push({ kind: 'wrong_tool_call_id', index, toolCallId: id, detail: `result for ${id} is not next to its call` });
+        answered.add(id);
+      } else {
+        violations.push({ kind: 'unmatched_tool_result', index, toolCallId: id, detail: `no call with id ${id} in the context` });
+      }
+      return;
+    }
+    closeBatch(index, message);
+    if (message.role === 'assistant' && message.toolCalls.length > 0) {
+      batch = openBatch(message, index, callIndex, violations);
+    }
+  });
+
+  // Rule 2's exception: the context may end on the assistant whose calls are running.
+  const endsOnCalls = batch !== undefined && batch.index === context.length - 1;
+  if (!endsOnCalls) closeBatch(context.length, undefined);
+  return violations;
+}
+
+function openBatch(message: AssistantMessage, index: number, callIndex: Map<string, number>, violations: Violation[]): Batch {
+  const pending: string[] = [];
+  for (const call of message.toolCalls) {
+    if (callIndex.has(call.id) || pending.includes(call.id)) {
+      violations.push({ kind: 'duplicate_tool_call_id', index, toolCallId: call.id, detail: `call id ${call.id} used twice` });
+      continue;
+    }
+    callIndex.set(call.id, index);
+    pending.push(call.id);
+  }
+  return { index, size: message.toolCalls.length, pending };
+}
+
+/** Last index at which each tool_call_id is answered. */
+function indexResults(context: readonly Message[]): Map<string, number> {
+  const at = new Map<string, number>();
+  context.forEach((m, i) => {
+    if (m.role === 'tool') at.set(m.toolCallId, i);
+  });
+  return at;
+}
+
+/** Last index at which each call id is made. */
+function indexCalls(context: readonly Message[]): Map<string, number> {
+  const at = new Map<string, number>();
+  context.forEach((m, i) => {
+    if (m.role === 'assistant') m.toolCalls.forEach((c) => at.set(c.id, i));
+  });
+  return at;
+}
+
+/**
+ * Invariant rule 4: scenario messages appear in the context in history order (dropped or edited,
+ * never reordered), and the system prompt, when the history starts with one, stays first.
+ * Returns a description of the first breach, or undefined.
+ */
+export function checkOrder(history: readonly Message[], context: readonly Message[]): string | undefined {
+  const position = new Map<string, number>();
+  history.forEach((m, i) => position.set(m.id, i));
+  let last = -1;
+  for (const [i, m] of context.entries()) {
+    if (m.origin.source !== 'scenario' && !position.has(m.id)) continue;
+    const at = position.get(m.id);
+    if (at === undefined) return `context[${i}] (${m.id}) is not in the history`;
+    if (at <= last) return `context[${i}] (${m.id}) is out of history order`;
+    last = at;
+  }
+  if (history[0]?.role === 'system' && context[0]?.role !== 'system') return 'the system prompt is not first';
+  return undefined;
+}
+
+/** One line per violation, for errors and logs. */
+export function describeViolations(violations: readonly Violation[]): string {
+  return violations.map((v) => `${v.kind} at [${v.index}]: ${v.detail}`).join('; ');
+}

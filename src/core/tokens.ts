@@ -1,0 +1,81 @@
+/**
+ * Token counting (design DEFINITION "Token accounting").
+ *
+ * A context's size is the sum of its messages' counts plus a fixed priming cost. Each message is
+ * tokenized once per counter (the cache is keyed by the frozen message object, which strategies share
+ * instead of copying), so a replay costs one tokenization of its unique content, not one per step.
+ */
+import type { Message } from './messages.js';
+
+export const ENCODINGS = ['o200k_base', 'cl100k_base', 'chars4'] as const;
+export type Encoding = (typeof ENCODINGS)[number];
+
+/**
+ * Chat-format overhead, as OpenAI documents it for its chat models: every message costs 3 tokens of
+ * framing, every reply is primed with 3 more; a tool call adds its name, arguments and 3 of framing.
+ */
+export const PER_MESSAGE_TOKENS = 3;
+export const PER_CONTEXT_TOKENS = 3;
+export const PER_TOOL_CALL_TOKENS = 3;
+
+export interface TokenCounter {
+  readonly encoding: Encoding;
+  countText(text: string): number;
+  /** Tokens of one message in a chat request, framing included. Cached per message object. */
+  countMessage(message: Message): number;
+  /** Tokens of a whole request: every message plus reply priming. */
+  countContext(messages: readonly Message[]): number;
+  /** How much text was actually tokenized (for the benchmark's "tokenize once" ratio). */
+  readonly stats: { texts: number; chars: number };
+}
+
+type CountFn = (text: string) => number;
+
+const loaders: Record<Exclude<Encoding, 'chars4'>, () => Promise<CountFn>> = {
+  // Real tool outputs can contain "<|endoftext|>"; count it as text instead of throwing.
+  o200k_base: async () => {
+    const { countTokens } = await import('gpt-tokenizer/encoding/o200k_base');
+    return (text) => countTokens(text, { disallowedSpecial: new Set() });
+  },
+  cl100k_base: async () => {
+    const { countTokens } = await import('gpt-tokenizer/encoding/cl100k_base');
+    return (text) => countTokens(text, { disallowedSpecial: new Set() });
+  },
+};
+
+/** The documented fallback when no tokenizer fits: one token per four characters, rounded up. */
+export const charsPerFour: CountFn = (text) => Math.ceil(text.length / 4);
+
+export async function createTokenCounter(encoding: Encoding = 'o200k_base'): Promise<TokenCounter> {
+  const count = encoding === 'chars4' ? charsPerFour : await loaders[encoding]();
+  return counterFrom(encoding, count);
+}
+
+export function counterFrom(encoding: Encoding, count: CountFn): TokenCounter {
+  const cache = new WeakMap<Message, number>();
+  const stats = { texts: 0, chars: 0 };
+  const countText = (text: string): number => {
+    if (text.length === 0) return 0;
+    stats.texts += 1;
+    stats.chars += text.length;
+    return count(text);
+  };
+  const countMessage = (message: Message): number => {
+    const cached = cache.get(message);
+    if (cached !== undefined) return cached;
+    let tokens = PER_MESSAGE_TOKENS + countText(message.content);
+    if (message.role === 'assistant') {
+      for (const call of message.toolCalls) {
+        tokens += PER_TOOL_CALL_TOKENS + countText(call.name) + countText(call.arguments);
+      }
+    }
+    cache.set(message, tokens);
+    return tokens;
+  };
+  const countContext = (messages: readonly Message[]): number => {
+    let total = PER_CONTEXT_TOKENS;
+    for (const m of messages) total += countMessage(m);
+    return total;
+  };
+  return { encoding, countText, countMessage, countContext, stats };
+}

@@ -1,0 +1,126 @@
+/**
+ * What a run produces: the records the store writes and the report reads. Plain data, no behaviour.
+ */
+import type { Encoding } from '../core/tokens.js';
+
+export type ParamValue = number | boolean | string;
+export type Params = Readonly<Record<string, ParamValue>>;
+
+/** How a run ended. Only `completed` means every recorded step was replayed. */
+export type RunStatus =
+  /** every step replayed */
+  | 'completed'
+  /** a context exceeded the window: the provider would have refused it */
+  | 'overflow'
+  /** a context broke tool-call pairing: the provider would have refused it */
+  | 'invalid_context'
+  /** the strategy ended the run (e.g. max_restarts reached) */
+  | 'stopped'
+  /** something failed that is not the strategy's doing (backend error, bug) */
+  | 'error';
+
+export interface RunConfig {
+  readonly scenarioId: string;
+  readonly scenarioTitle: string;
+  readonly scenarioFile: string;
+  readonly sourceFormat: string;
+  /** Recorded task outcome (resolved / unresolved / ...), when known. */
+  readonly outcome?: string | undefined;
+  readonly strategy: string;
+  readonly params: Params;
+  readonly backend: string;
+  readonly model: string;
+  /** The context window the run used (the model's, or --window). */
+  readonly window: number;
+  readonly encoding: Encoding;
+  /** Thresholds of the strategy as fractions of the window, drawn on token curves. */
+  readonly thresholds: readonly Threshold[];
+}
+
+export interface Threshold {
+  readonly label: string;
+  readonly fraction: number;
+}
+
+/** One LLM request. `purpose` is "agent" for replayed turns; later strategies add auxiliary ones. */
+export interface StepRecord {
+  readonly step: number;
+  readonly session: number;
+  readonly purpose: string;
+  readonly promptTokens: number;
+  readonly completionTokens: number;
+  /** promptTokens / window. */
+  readonly contextPct: number;
+  readonly messageCount: number;
+  /** Where promptTokens came from: the local tokenizer (mock) or the provider's usage. */
+  readonly usageSource: 'local' | 'provider';
+  /** The provider usage recorded with this turn in the scenario, when it has one. */
+  readonly recordedPromptTokens?: number | undefined;
+  /** What the strategy did before this request (comma-separated event kinds), or "" for nothing. */
+  readonly action: string;
+}
+
+export type EventKind =
+  | 'masked'
+  | 'wind_down'
+  | 'restart'
+  | 'overflow'
+  | 'pairing_violation'
+  | 'stopped'
+  | 'warning';
+
+export interface EventRecord {
+  readonly step: number;
+  readonly session: number;
+  readonly kind: EventKind;
+  /** The message the event concerns (masked output, inserted marker), when one. */
+  readonly messageId?: string | undefined;
+  readonly detail: string;
+  readonly tokensBefore?: number | undefined;
+  readonly tokensAfter?: number | undefined;
+}
+
+/** Local token counts against the provider usage a scenario recorded (raw replays only). */
+export interface UsageComparison {
+  /** Mean absolute percentage error of local prompt tokens vs recorded prompt tokens. */
+  readonly meanAbsPctError: number;
+  /** Mean signed error: negative = local counts below the provider's. */
+  readonly meanPctError: number;
+  readonly comparedSteps: number;
+}
+
+export interface RunSummary {
+  readonly status: RunStatus;
+  /** The step at which a failed run stopped. */
+  readonly failedStep?: number | undefined;
+  readonly failure?: string | undefined;
+  /** Agent steps replayed (requests sent). */
+  readonly steps: number;
+  readonly totalSteps: number;
+  readonly sessions: number;
+  readonly restarts: number;
+  readonly inputTokens: number;
+  readonly outputTokens: number;
+  readonly peakContextTokens: number;
+  readonly peakContextPct: number;
+  readonly usageComparison?: UsageComparison | undefined;
+}
+
+export interface RunResult {
+  readonly runId: string;
+  readonly batchId: string;
+  readonly config: RunConfig;
+  readonly summary: RunSummary;
+  readonly steps: readonly StepRecord[];
+  readonly events: readonly EventRecord[];
+  readonly startedAt: Date;
+  readonly finishedAt: Date;
+}
+
+/** One `bench run` invocation. */
+export interface BatchInfo {
+  readonly batchId: string;
+  readonly createdAt: Date;
+  readonly command: string;
+  readonly version: string;
+}

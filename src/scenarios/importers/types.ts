@@ -1,0 +1,18 @@
+import type { ScenarioFile } from '../schema.js';
+
+/**
+ * Converts one recorded-trajectory format into the ctxbench scenario format. Adding a format is one
+ * file and one line in the registry (importers/index.ts); `bench scenarios import` picks it up.
+ */
+export interface Importer {
+  /** The format's name, as `bench scenarios import` prints it (e.g. "mini-swe-agent-1"). */
+  readonly format: string;
+  readonly description: string;
+  /** True when parsed file data looks like this format. Must not throw. */
+  detect(data: unknown, file: string): boolean;
+  /**
+   * Builds the scenario file data. May read sidecar files next to `file` (outcome labels). Throws a
+   * CtxbenchError (scenarioInvalid) naming the file and field when the data is not what it expects.
+   */
+  convert(data: unknown, file: string): Promise<ScenarioFile>;
+}

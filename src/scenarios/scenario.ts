@@ -1,0 +1,114 @@
+/**
+ * A validated scenario: the recorded history as frozen messages with stable ids, plus what it targets.
+ */
+import { z } from 'zod';
+import { scenarioInvalid } from '../core/errors.js';
+import {
+  assistantMessage,
+  systemMessage,
+  toolMessage,
+  userMessage,
+  type AssistantMessage,
+  type Message,
+} from '../core/messages.js';
+import { checkPairing, describeViolations } from '../core/pairing.js';
+import { scenarioFileSchema, type ParsedScenarioFile } from './schema.js';
+
+export interface Scenario {
+  readonly id: string;
+  readonly title: string;
+  /** The file it was loaded from (for error messages and the report). */
+  readonly file: string;
+  readonly source?: ParsedScenarioFile['source'];
+  readonly model: { readonly name: string; readonly contextWindow?: number | undefined };
+  readonly outcome?: string | undefined;
+  readonly tags: readonly string[];
+  readonly messages: readonly Message[];
+}
+
+/** One replay step: the recorded assistant turn at `index`, and the messages that follow it. */
+export interface Turn {
+  readonly index: number;
+  readonly assistant: AssistantMessage;
+  /** Tool results and user messages up to the next assistant turn. */
+  readonly after: readonly Message[];
+}
+
+/** Validates raw file data (already parsed from JSON/YAML) and builds the scenario. */
+export function parseScenario(data: unknown, file: string): Scenario {
+  const parsed = scenarioFileSchema.safeParse(data);
+  if (!parsed.success) throw scenarioInvalid(file, formatIssue(parsed.error));
+  return materialize(parsed.data, file);
+}
+
+function formatIssue(error: z.ZodError): string {
+  const issue = error.issues[0]!;
+  const where = issue.path.reduce<string>(
+    (acc, key) => (typeof key === 'number' ? `${acc}[${key}]` : acc ? `${acc}.${String(key)}` : String(key)),
+    '',
+  );
+  const more = error.issues.length > 1 ? ` (and ${error.issues.length - 1} more problem(s))` : '';
+  return `${where || '(top level)'}: ${issue.message}${more}`;
+}
+
+/** Message ids are positional ("m0007"), so they are stable for a given file. */
+export function messageId(index: number): string {
+  return `m${String(index).padStart(4, '0')}`;
+}
+
+function materialize(data: ParsedScenarioFile, file: string): Scenario {
+  const callNames = new Map<string, string>();
+  const messages: Message[] = data.messages.map((m, index) => {
+    const id = messageId(index);
+    switch (m.role) {
+      case 'system':
+        return systemMessage({ id, content: m.content });
+      case 'user':
+        return userMessage({ id, content: m.content });
+      case 'assistant': {
+        const toolCalls = m.toolCalls.map((c) => ({
+          id: c.id,
+          name: c.name,
+          arguments: typeof c.arguments === 'string' ? c.arguments : JSON.stringify(c.arguments),
+        }));
+        toolCalls.forEach((c) => callNames.set(c.id, c.name));
+        return assistantMessage({ id, content: m.content, toolCalls, usage: m.usage });
+      }
+      case 'tool':
+        return toolMessage({ id, toolCallId: m.toolCallId, name: m.name ?? callNames.get(m.toolCallId) ?? 'tool', content: m.content });
+    }
+  });
+  if (!messages.some((m) => m.role === 'assistant')) {
+    throw scenarioInvalid(file, 'messages: no assistant turn to replay');
+  }
+  const violations = checkPairing(messages);
+  if (violations.length > 0) {
+    throw scenarioInvalid(file, `messages: recorded history breaks tool-call pairing: ${describeViolations(violations.slice(0, 3))}`);
+  }
+  return Object.freeze({
+    id: data.id,
+    title: data.title ?? data.id,
+    file,
+    source: data.source,
+    model: data.model,
+    outcome: data.outcome,
+    tags: data.tags,
+    messages: Object.freeze(messages),
+  });
+}
+
+/** The messages before the first assistant turn (system prompt, task). */
+export function prelude(scenario: Scenario): readonly Message[] {
+  const first = scenario.messages.findIndex((m) => m.role === 'assistant');
+  return scenario.messages.slice(0, first);
+}
+
+/** The recorded assistant turns in order, each with what followed it. */
+export function turns(scenario: Scenario): Turn[] {
+  const out: { index: number; assistant: AssistantMessage; after: Message[] }[] = [];
+  scenario.messages.forEach((m, index) => {
+    if (m.role === 'assistant') out.push({ index, assistant: m, after: [] });
+    else out.at(-1)?.after.push(m);
+  });
+  return out.map((t) => Object.freeze({ ...t, after: Object.freeze(t.after) }));
+}

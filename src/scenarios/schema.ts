@@ -1,0 +1,78 @@
+/**
+ * The ctxbench scenario file format (JSON or YAML), version 1. README "Scenario files" documents it;
+ * this schema is the single source of truth for what a file may hold.
+ */
+import { z } from 'zod';
+
+const usage = z
+  .object({
+    promptTokens: z.number().int().nonnegative().optional(),
+    completionTokens: z.number().int().nonnegative().optional(),
+    cachedTokens: z.number().int().nonnegative().optional(),
+    reasoningTokens: z.number().int().nonnegative().optional(),
+  })
+  .strict();
+
+const toolCall = z
+  .object({
+    id: z.string().min(1),
+    name: z.string().min(1),
+    // JSON text; an object is accepted and stringified, as Ollama sends arguments.
+    arguments: z.union([z.string(), z.record(z.string(), z.unknown())]).default('{}'),
+  })
+  .strict();
+
+const system = z.object({ role: z.literal('system'), content: z.string() }).strict();
+const user = z.object({ role: z.literal('user'), content: z.string() }).strict();
+const assistant = z
+  .object({
+    role: z.literal('assistant'),
+    content: z.string().default(''),
+    toolCalls: z.array(toolCall).default([]),
+    usage: usage.optional(),
+  })
+  .strict();
+const tool = z
+  .object({
+    role: z.literal('tool'),
+    toolCallId: z.string().min(1),
+    name: z.string().optional(),
+    content: z.string(),
+  })
+  .strict();
+
+export const messageSchema = z.discriminatedUnion('role', [system, user, assistant, tool]);
+
+export const scenarioFileSchema = z
+  .object({
+    ctxbench: z.literal(1),
+    id: z.string().regex(/^[A-Za-z0-9._:@+-]+$/, 'letters, digits and . _ : @ + - only'),
+    title: z.string().optional(),
+    description: z.string().optional(),
+    source: z
+      .object({
+        format: z.string(),
+        agent: z.string().optional(),
+        file: z.string().optional(),
+        url: z.string().optional(),
+        license: z.string().optional(),
+        notes: z.string().optional(),
+      })
+      .strict()
+      .optional(),
+    model: z
+      .object({
+        name: z.string().min(1),
+        contextWindow: z.number().int().positive().optional(),
+      })
+      .strict(),
+    /** The recorded task's real result, carried for slicing (e.g. resolved / unresolved). */
+    outcome: z.string().optional(),
+    tags: z.array(z.string()).default([]),
+    messages: z.array(messageSchema).min(2, 'a scenario needs at least a prompt and one assistant turn'),
+  })
+  .strict();
+
+export type ScenarioFile = z.input<typeof scenarioFileSchema>;
+export type ParsedScenarioFile = z.output<typeof scenarioFileSchema>;
+export type ScenarioFileMessage = z.input<typeof messageSchema>;
