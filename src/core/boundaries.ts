@@ -33,20 +33,26 @@ export interface Cycle extends Span {
 
 /**
  * Splits messages[from..] into interaction cycles (design "Words"): from a user or system message
- * through every tool call and result to the next assistant text without tool calls. Messages before
- * the first user/system message form a cycle of their own.
+ * through every tool call and result to the next assistant text without tool calls. Consecutive
+ * user/system messages (a system prompt and the task, say) open one cycle together: a new cycle starts
+ * at a user/system message only once the current one holds an assistant or tool message. Messages
+ * before the first user/system message form a cycle of their own.
  */
 export function cycles(messages: readonly Message[], from = 0): Cycle[] {
   const out: Cycle[] = [];
   let start = from;
   let complete = false;
+  let answered = false; // the current cycle holds an assistant or tool message
   for (let i = from; i < messages.length; i++) {
     const m = messages[i]!;
-    if ((m.role === 'user' || m.role === 'system') && i > start) {
+    const opens = m.role === 'user' || m.role === 'system';
+    if (opens && answered) {
       out.push({ start, end: i, complete });
       start = i;
       complete = false;
+      answered = false;
     }
+    if (!opens) answered = true;
     if (m.role === 'assistant') complete = m.toolCalls.length === 0;
   }
   if (start < messages.length) out.push({ start, end: messages.length, complete });

@@ -41,10 +41,13 @@ export const MODELS: readonly ModelInfo[] = [
 
 export const SMALLEST_KNOWN_WINDOW = Math.min(...MODELS.map((m) => m.contextWindow));
 
-/** Drops routing prefixes ("openrouter/google/", "litellm_proxy/", "ollama/") and case. */
+/**
+ * Drops routing prefixes ("openrouter/google/", "litellm_proxy/", "ollama/"), AWS Bedrock's vendor
+ * prefix ("anthropic.claude-..."), and case.
+ */
 export function normalizeModelName(name: string): string {
   const lower = name.trim().toLowerCase();
-  return lower.slice(lower.lastIndexOf('/') + 1);
+  return lower.slice(lower.lastIndexOf('/') + 1).replace(/^(anthropic|meta|amazon|mistral|cohere|ai21|us\.anthropic)\./, '');
 }
 
 /** Finds a model by exact name, else by the longest registry name that prefixes it (dated snapshots). */

@@ -34,30 +34,44 @@ interface Batch {
   readonly pending: string[];
 }
 
+export interface PairingOptions {
+  /**
+   * True for a context about to be SENT as a request: then no call may be left unanswered, not even
+   * on a trailing assistant message (providers reject it). Default false: a history may end on the
+   * assistant message whose calls are being executed.
+   */
+  readonly request?: boolean;
+}
+
 /**
  * Checks one context against the pairing invariant and returns every violation (empty = valid).
  * A context may end on the assistant message whose calls are being executed (invariant, rule 2).
  */
-export function checkPairing(context: readonly Message[]): Violation[] {
+export function checkPairing(context: readonly Message[], options: PairingOptions = {}): Violation[] {
   const violations: Violation[] = [];
   const callIndex = new Map<string, number>(); // every call id seen so far -> its assistant's index
   const answered = new Set<string>();
   const laterResults = indexResults(context);
   const laterCalls = indexCalls(context);
   const reportedInterleaved = new Set<string>();
+  const answeredEarly = new Set<string>(); // results already reported as parallel_wrong_order
   let batch: Batch | undefined;
 
   const closeBatch = (at: number, by: Message | undefined): void => {
     if (!batch || batch.pending.length === 0) return;
-    const comesLater = batch.pending.filter((id) => (laterResults.get(id) ?? -1) > at);
+    const comesLater = by ? batch.pending.filter((id) => (laterResults.get(id) ?? -1) > at) : [];
+    // A call whose result came before it was already reported (parallel_wrong_order): not again here.
+    const missing = batch.pending.filter((id) => !comesLater.includes(id) && !answeredEarly.has(id));
     if (by && comesLater.length > 0) {
       const kind = by.role === 'assistant' ? 'interleaved_assistant_message' : 'interleaved_user_message';
       comesLater.forEach((id) => reportedInterleaved.add(id));
       violations.push({ kind, index: at, toolCallId: comesLater[0], detail: `${by.role} message between call ${comesLater[0]} and its result` });
-    } else {
-      const answeredSome = batch.size > batch.pending.length;
+    }
+    // Calls that are never answered are a violation of their own, even when a sibling is interleaved.
+    if (missing.length > 0) {
+      const answeredSome = batch.size > missing.length;
       const kind = batch.size > 1 && answeredSome ? 'parallel_missing_result' : 'unmatched_tool_use';
-      violations.push({ kind, index: batch.index, toolCallId: batch.pending[0], detail: `call ${batch.pending[0]} has no result` });
+      violations.push({ kind, index: batch.index, toolCallId: missing[0], detail: `call ${missing[0]} has no result` });
     }
     batch = undefined;
   };
@@ -73,14 +87,19 @@ export function checkPairing(context: readonly Message[]): Violation[] {
         reportedInterleaved.delete(id);
         answered.add(id);
       } else if (answered.has(id)) {
-        if (batch && batch.pending.length > 0) {
-          // It stands where the current batch's answer belongs: the result names the wrong call.
-          const expected = batch.pending.shift();
+        // A pending call of the current batch that gets no answer of its own later on: this result
+        // stands where that answer belongs, so it names the wrong call. If every pending call is
+        // answered later, this is just a second result for `id` (a duplicate).
+        const expected = batch?.pending.find((p) => (laterResults.get(p) ?? -1) < index && !answeredEarly.has(p));
+        if (batch && expected !== undefined) {
+          batch.pending.splice(batch.pending.indexOf(expected), 1);
+          answered.add(expected);
           violations.push({ kind: 'wrong_tool_call_id', index, toolCallId: id, detail: `result for finished call ${id} where ${expected} was expected` });
         } else {
           violations.push({ kind: 'duplicate_tool_call_id', index, toolCallId: id, detail: `second result for call ${id}` });
         }
       } else if ((laterCalls.get(id) ?? -1) > index) {
+        answeredEarly.add(id);
         violations.push({ kind: 'parallel_wrong_order', index, toolCallId: id, detail: `result for ${id} comes before its call` });
       } else if (callIndex.has(id)) {
         // The call exists but belongs to an older batch that was already closed.
@@ -98,7 +117,7 @@ export function checkPairing(context: readonly Message[]): Violation[] {
   });
 
   // Rule 2's exception: the context may end on the assistant whose calls are running.
-  const endsOnCalls = batch !== undefined && batch.index === context.length - 1;
+  const endsOnCalls = batch !== undefined && batch.index === context.length - 1 && options.request !== true;
   if (!endsOnCalls) closeBatch(context.length, undefined);
   return violations;
 }
@@ -150,7 +169,9 @@ export function checkOrder(history: readonly Message[], context: readonly Messag
     if (at <= last) return `context[${i}] (${m.id}) is out of history order`;
     last = at;
   }
-  if (history[0]?.role === 'system' && context[0]?.role !== 'system') return 'the system prompt is not first';
+  // Compared by id: a different system message (a summary, say) in front does not stand in for the prompt.
+  const prompt = history[0];
+  if (prompt?.role === 'system' && context[0]?.id !== prompt.id) return 'the system prompt is not first';
   return undefined;
 }
 

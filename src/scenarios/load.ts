@@ -7,6 +7,7 @@ import { parse as parseYaml } from 'yaml';
 import { CtxbenchError, scenarioInvalid } from '../core/errors.js';
 import { IMPORTERS, findImporter } from './importers/index.js';
 import type { Importer } from './importers/types.js';
+import type { ScenarioFile } from './schema.js';
 import { parseScenario, type Scenario } from './scenario.js';
 
 const SCENARIO_EXTENSIONS = ['.json', '.yaml', '.yml'];
@@ -36,11 +37,23 @@ export interface LoadedScenario {
 
 /** Loads one file: a ctxbench scenario, or a recorded trajectory converted by the matching importer. */
 export async function loadScenario(file: string): Promise<LoadedScenario> {
-  const data = await readStructured(file);
-  if (isNativeScenario(data)) return { scenario: parseScenario(data, file), format: 'ctxbench' };
-  const importer = findImporter(data, file);
+  const { scenario, format } = await importFile(file);
+  return { scenario, format };
+}
+
+export interface ImportedFile extends LoadedScenario {
+  /** The scenario in the ctxbench file format, ready to write out. */
+  readonly data: ScenarioFile;
+}
+
+/** Reads any known format and returns it in the ctxbench format, validated. */
+export async function importFile(file: string): Promise<ImportedFile> {
+  const raw = await readStructured(file);
+  if (isNativeScenario(raw)) return { scenario: parseScenario(raw, file), format: 'ctxbench', data: raw as ScenarioFile };
+  const importer = findImporter(raw, file);
   if (!importer) throw unknownFormat(file);
-  return { scenario: parseScenario(await importer.convert(data, file), file), format: importer.format };
+  const data = await importer.convert(raw, file);
+  return { scenario: parseScenario(data, file), format: importer.format, data };
 }
 
 export function isNativeScenario(data: unknown): boolean {

@@ -1,0 +1,245 @@
+import fc from 'fast-check';
+import { countTokens as cl100kCount } from 'gpt-tokenizer/encoding/cl100k_base';
+import { countTokens as o200kCount } from 'gpt-tokenizer/encoding/o200k_base';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { assistantMessage, strategyOrigin, systemMessage, toolMessage, userMessage, withContent } from './messages.js';
+import {
+  charsPerFour,
+  counterFrom,
+  createTokenCounter,
+  ENCODINGS,
+  PER_CONTEXT_TOKENS,
+  PER_MESSAGE_TOKENS,
+  PER_TOOL_CALL_TOKENS,
+  type TokenCounter,
+} from './tokens.js';
+
+// ---------------------------------------------------------------------------------------------------
+// Named fixtures.
+// ---------------------------------------------------------------------------------------------------
+
+const KNOWN_TEXTS = [
+  'hello world',
+  'The quick brown fox jumps over the lazy dog.',
+  'def add(a, b):\n    return a + b\n',
+  'Ünïcødé, 漢字 and emoji 😀👩‍💻',
+  '{"path": "/repo/src/index.ts", "line": 42}',
+  ' '.repeat(17),
+] as const;
+
+const WITH_SPECIAL = 'log line 1\n<|endoftext|>\nlog line 2 <|im_start|> <|fim_prefix|>';
+
+/** A reference count that never throws on special-token text, like the counter's. */
+const noSpecial = { disallowedSpecial: new Set<string>() };
+const reference = {
+  o200k_base: (text: string) => o200kCount(text, noSpecial),
+  cl100k_base: (text: string) => cl100kCount(text, noSpecial),
+} as const;
+
+const SYSTEM = systemMessage({ id: 'm0', content: 'You are a careful coding agent.' });
+const TASK = userMessage({ id: 'm1', content: 'Fix the failing test in src/add.ts.' });
+const CALLS = assistantMessage({
+  id: 'm2',
+  content: 'Let me look.',
+  toolCalls: [
+    { id: 'call_1', name: 'read_file', arguments: '{"path":"src/add.ts"}' },
+    { id: 'call_2', name: 'bash', arguments: '{"command":"npm test"}' },
+  ],
+});
+const CALLS_NO_TEXT = assistantMessage({ id: 'm3', content: '', toolCalls: [{ id: 'call_3', name: 'bash', arguments: '{}' }] });
+const RESULT = toolMessage({ id: 'm4', toolCallId: 'call_1', name: 'read_file', content: 'export const add = (a, b) => a - b;' });
+const EMPTY_USER = userMessage({ id: 'm5', content: '' });
+const CONTEXT = [SYSTEM, TASK, CALLS, RESULT] as const;
+
+/** A counter over chars4 whose calls we can see. */
+function spyCounter(): { counter: TokenCounter; seen: string[] } {
+  const seen: string[] = [];
+  const counter = counterFrom('chars4', (text) => {
+    seen.push(text);
+    return charsPerFour(text);
+  });
+  return { counter, seen };
+}
+
+// ---------------------------------------------------------------------------------------------------
+
+describe('tokens', () => {
+  let o200k: TokenCounter;
+  let cl100k: TokenCounter;
+  beforeAll(async () => {
+    [o200k, cl100k] = await Promise.all([createTokenCounter('o200k_base'), createTokenCounter('cl100k_base')]);
+  });
+
+  describe('createTokenCounter', () => {
+    it('defaults to o200k_base', async () => {
+      const counter = await createTokenCounter();
+      expect(counter.encoding).toBe('o200k_base');
+      expect(counter.countText(KNOWN_TEXTS[1])).toBe(reference.o200k_base(KNOWN_TEXTS[1]));
+    });
+
+    it.each(ENCODINGS)('makes a counter for %s', async (encoding) => {
+      const counter = await createTokenCounter(encoding);
+      expect(counter.encoding).toBe(encoding);
+      expect(counter.stats).toEqual({ texts: 0, chars: 0 });
+    });
+  });
+
+  describe('countText', () => {
+    describe('o200k_base', () => {
+      it('sanity: "hello world" is 2 tokens', () => {
+        expect(o200k.countText('hello world')).toBe(2);
+      });
+
+      it.each(KNOWN_TEXTS)('matches gpt-tokenizer for %j', (text) => {
+        expect(o200k.countText(text)).toBe(reference.o200k_base(text));
+      });
+    });
+
+    describe('cl100k_base', () => {
+      it('sanity: "hello world" is 2 tokens', () => {
+        expect(cl100k.countText('hello world')).toBe(2);
+      });
+
+      it.each(KNOWN_TEXTS)('matches gpt-tokenizer for %j', (text) => {
+        expect(cl100k.countText(text)).toBe(reference.cl100k_base(text));
+      });
+
+      it('differs from o200k_base on non-English text (the encodings really differ)', () => {
+        const text = 'Привет, мир! これは日本語のテキストです。';
+        expect(cl100k.countText(text)).not.toBe(o200k.countText(text));
+      });
+    });
+
+    describe('special-token text', () => {
+      it('gpt-tokenizer itself throws on <|endoftext|> by default (why the counter disables the check)', () => {
+        expect(() => o200kCount(WITH_SPECIAL)).toThrow(/endoftext/);
+      });
+
+      it.each(['o200k_base', 'cl100k_base'] as const)('%s counts <|endoftext|> as plain text instead of throwing', (encoding) => {
+        const counter = encoding === 'o200k_base' ? o200k : cl100k;
+        expect(() => counter.countText(WITH_SPECIAL)).not.toThrow();
+        expect(counter.countText(WITH_SPECIAL)).toBe(reference[encoding](WITH_SPECIAL));
+        // As text, the marker is several ordinary tokens, not the one special token.
+        expect(counter.countText('<|endoftext|>')).toBeGreaterThan(1);
+      });
+    });
+
+    it('counts the empty string as 0 without tokenizing it', () => {
+      const { counter, seen } = spyCounter();
+      expect(counter.countText('')).toBe(0);
+      expect(seen).toEqual([]);
+      expect(counter.stats).toEqual({ texts: 0, chars: 0 });
+    });
+
+    it('property: o200k_base never throws and is at most one token per UTF-8 byte', () => {
+      fc.assert(
+        fc.property(fc.string({ unit: 'binary', maxLength: 100 }), (text) => {
+          const n = o200k.countText(text);
+          expect(n).toBeGreaterThanOrEqual(text.length > 0 ? 1 : 0);
+          expect(n).toBeLessThanOrEqual(Buffer.byteLength(text, 'utf8'));
+        }),
+        { numRuns: 100 },
+      );
+    });
+  });
+
+  describe('chars4 fallback', () => {
+    it.each([
+      ['', 0],
+      ['a', 1],
+      ['abcd', 1],
+      ['abcde', 2],
+      ['12345678', 2],
+      ['😀', 1], // two UTF-16 units
+    ] as const)('charsPerFour(%j) = %i', (text, expected) => {
+      expect(charsPerFour(text)).toBe(expected);
+    });
+
+    it('property: ceil(length / 4)', async () => {
+      const counter = await createTokenCounter('chars4');
+      fc.assert(
+        fc.property(fc.string({ unit: 'binary', maxLength: 300 }), (text) => {
+          expect(counter.countText(text)).toBe(Math.ceil(text.length / 4));
+        }),
+      );
+    });
+  });
+
+  describe('countMessage', () => {
+    it('adds the per-message framing to the content', () => {
+      for (const message of [SYSTEM, TASK, RESULT]) {
+        expect(o200k.countMessage(message)).toBe(PER_MESSAGE_TOKENS + reference.o200k_base(message.content));
+      }
+    });
+
+    it('an empty message costs only its framing', () => {
+      expect(o200k.countMessage(EMPTY_USER)).toBe(PER_MESSAGE_TOKENS);
+    });
+
+    it('adds each tool call\'s framing, name and arguments', () => {
+      const expected =
+        PER_MESSAGE_TOKENS +
+        reference.o200k_base(CALLS.content) +
+        CALLS.toolCalls.reduce((sum, c) => sum + PER_TOOL_CALL_TOKENS + reference.o200k_base(c.name) + reference.o200k_base(c.arguments), 0);
+      expect(o200k.countMessage(CALLS)).toBe(expected);
+      expect(o200k.countMessage(CALLS_NO_TEXT)).toBe(PER_MESSAGE_TOKENS + PER_TOOL_CALL_TOKENS + reference.o200k_base('bash') + reference.o200k_base('{}'));
+    });
+
+    it('exact chars4 arithmetic for a message with calls', () => {
+      const { counter } = spyCounter();
+      // 3 + ceil(12/4) + [3 + ceil(9/4) + ceil(21/4)] + [3 + ceil(4/4) + ceil(22/4)] = 3 + 3 + 12 + 10
+      expect(counter.countMessage(CALLS)).toBe(28);
+    });
+
+    describe('cache', () => {
+      it('counting the same message object twice tokenizes once', () => {
+        const { counter, seen } = spyCounter();
+        const first = counter.countMessage(CALLS);
+        const stats = { ...counter.stats };
+        expect(stats.texts).toBe(5); // content, two names, two argument strings
+        expect(counter.countMessage(CALLS)).toBe(first);
+        expect(counter.stats).toEqual(stats);
+        expect(seen).toHaveLength(5);
+      });
+
+      it('counts an edited copy (same id, new content) afresh', () => {
+        const { counter } = spyCounter();
+        counter.countMessage(RESULT);
+        const masked = withContent(RESULT, '[omitted]', strategyOrigin('masking', 'mask'));
+        expect(counter.countMessage(masked)).toBe(PER_MESSAGE_TOKENS + charsPerFour('[omitted]'));
+        expect(counter.stats.texts).toBe(2);
+      });
+
+      it('each counter has its own cache', () => {
+        const a = spyCounter();
+        const b = spyCounter();
+        a.counter.countMessage(TASK);
+        b.counter.countMessage(TASK);
+        expect(a.seen).toEqual([TASK.content]);
+        expect(b.seen).toEqual([TASK.content]);
+      });
+
+      it('a replay of growing contexts tokenizes each message once', () => {
+        const { counter } = spyCounter();
+        for (let n = 1; n <= CONTEXT.length; n++) counter.countContext(CONTEXT.slice(0, n));
+        const chars = CONTEXT.reduce((sum, m) => sum + m.content.length, 0) + CALLS.toolCalls.reduce((s, c) => s + c.name.length + c.arguments.length, 0);
+        expect(counter.stats).toEqual({ texts: 8, chars });
+      });
+    });
+  });
+
+  describe('countContext', () => {
+    it('is the sum of the message counts plus the reply priming', () => {
+      const sum = CONTEXT.reduce((total, m) => total + o200k.countMessage(m), 0);
+      expect(o200k.countContext(CONTEXT)).toBe(sum + PER_CONTEXT_TOKENS);
+    });
+
+    it('an empty context costs only the priming', () => {
+      expect(o200k.countContext([])).toBe(PER_CONTEXT_TOKENS);
+    });
+
+    it('counts a message that appears twice twice', () => {
+      expect(cl100k.countContext([TASK, TASK])).toBe(2 * cl100k.countMessage(TASK) + PER_CONTEXT_TOKENS);
+    });
+  });
+});

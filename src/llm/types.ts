@@ -1,0 +1,31 @@
+/**
+ * The backend interface every LLM backend implements (mock now; ollama and openai at the edge later).
+ */
+import type { AssistantMessage, Message } from '../core/messages.js';
+
+export interface ChatRequest {
+  readonly messages: readonly Message[];
+  /** "agent" for replayed turns; auxiliary calls (summaries, checkpoints) name their purpose. */
+  readonly purpose: string;
+  /** The recorded turn at this step: the mock replays it; live backends ignore it. */
+  readonly recorded?: AssistantMessage | undefined;
+}
+
+export interface Usage {
+  /** Undefined when the provider did not report it (never 0 for "unknown"). */
+  readonly promptTokens?: number | undefined;
+  readonly completionTokens?: number | undefined;
+}
+
+export interface ChatResponse {
+  readonly message: AssistantMessage;
+  readonly usage: Usage;
+  /** Where the usage numbers come from. */
+  readonly usageSource: 'local' | 'provider';
+}
+
+export interface Backend {
+  /** Provider string as users write it: "mock", later "ollama:chat:<model>", "openai:chat:<model>". */
+  readonly name: string;
+  complete(request: ChatRequest): Promise<ChatResponse>;
+}

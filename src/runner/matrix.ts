@@ -1,0 +1,81 @@
+/**
+ * Runs the matrix (scenarios x strategies) on one backend, handing each finished run to `onRun`
+ * (which saves it) before starting the next, so an interrupted matrix keeps every finished run.
+ */
+import { resolveModel } from '../core/models.js';
+import type { TokenCounter } from '../core/tokens.js';
+import type { Backend } from '../llm/types.js';
+import type { LoadedScenario } from '../scenarios/load.js';
+import type { Scenario } from '../scenarios/scenario.js';
+import type { StrategyDefinition } from '../strategies/types.js';
+import { replayScenario } from './replay.js';
+import type { Params, RunResult } from './types.js';
+
+export interface MatrixEntry {
+  readonly strategy: StrategyDefinition;
+  readonly params: Params;
+}
+
+export interface MatrixOptions {
+  readonly scenarios: readonly LoadedScenario[];
+  readonly entries: readonly MatrixEntry[];
+  readonly backend: Backend;
+  readonly counter: TokenCounter;
+  readonly batchId: string;
+  /** --window: replaces every scenario's model window. */
+  readonly windowOverride?: number | undefined;
+  readonly onRunStart?: (label: string, index: number, total: number, steps: number) => void;
+  readonly onStep?: (step: number, total: number) => void;
+  readonly onRun: (run: RunResult) => Promise<void>;
+  readonly onWarning?: (message: string) => void;
+  /** Checked between runs: an aborted matrix stops after the run in progress is saved. */
+  readonly signal?: AbortSignal;
+}
+
+export interface ResolvedWindow {
+  readonly model: string;
+  readonly window: number;
+  readonly known: boolean;
+}
+
+/** The window a scenario runs with: --window, else the scenario's own, else the model registry's. */
+export function windowFor(scenario: Scenario, override?: number): ResolvedWindow {
+  const model = resolveModel(scenario.model.name);
+  const window = override ?? scenario.model.contextWindow ?? model.contextWindow;
+  return { model: scenario.model.name, window, known: model.known || override !== undefined || scenario.model.contextWindow !== undefined };
+}
+
+export async function runMatrix(options: MatrixOptions): Promise<RunResult[]> {
+  const { scenarios, entries } = options;
+  const total = scenarios.length * entries.length;
+  const results: RunResult[] = [];
+  const warned = new Set<string>();
+  let index = 0;
+  for (const { scenario, format } of scenarios) {
+    const { model, window, known } = windowFor(scenario, options.windowOverride);
+    if (!known && !warned.has(model)) {
+      warned.add(model);
+      options.onWarning?.(`${scenario.file}: unknown model "${model}": using the smallest known window (${window} tokens); set model.contextWindow or --window`);
+    }
+    for (const { strategy, params } of entries) {
+      if (options.signal?.aborted) return results;
+      index += 1;
+      options.onRunStart?.(`${strategy.name} x ${scenario.id}`, index, total, scenario.messages.filter((m) => m.role === 'assistant').length);
+      const run = await replayScenario({
+        scenario,
+        sourceFormat: format,
+        strategy,
+        params,
+        backend: options.backend,
+        counter: options.counter,
+        model,
+        window,
+        batchId: options.batchId,
+        onStep: options.onStep,
+      });
+      await options.onRun(run);
+      results.push(run);
+    }
+  }
+  return results;
+}

@@ -1,0 +1,123 @@
+import { beforeAll, describe, expect, it } from 'vitest';
+import type { Message } from '../core/messages.js';
+import { checkOrder, checkPairing } from '../core/pairing.js';
+import { createTokenCounter, type TokenCounter } from '../core/tokens.js';
+import { createMockBackend } from '../llm/mock.js';
+import type { Backend } from '../llm/types.js';
+import { masking } from '../strategies/masking.js';
+import { defaultParams } from '../strategies/params.js';
+import { raw } from '../strategies/raw.js';
+import type { StrategyDefinition } from '../strategies/types.js';
+import { scenarioOf, sweScenarioMessages } from '../../test/helpers/history.js';
+import { replayScenario } from './replay.js';
+import type { Params } from './types.js';
+
+let counter: TokenCounter;
+beforeAll(async () => {
+  counter = await createTokenCounter('o200k_base');
+});
+
+/** Wraps the mock so a test can inspect every context that was sent. */
+function spy(): { backend: Backend; contexts: (readonly Message[])[] } {
+  const contexts: (readonly Message[])[] = [];
+  const mock = createMockBackend(counter);
+  return {
+    contexts,
+    backend: { name: 'mock', complete: (request) => (contexts.push(request.messages), mock.complete(request)) },
+  };
+}
+
+const replay = (scenario: ReturnType<typeof scenarioOf>, strategy: StrategyDefinition, window: number, backend: Backend, params?: Params) =>
+  replayScenario({ scenario, sourceFormat: 'ctxbench', strategy, params: params ?? defaultParams(strategy.params), backend, counter, model: 'gpt-4o', window, batchId: 'b1' });
+
+describe('replayScenario', () => {
+  const scenario = () => scenarioOf(sweScenarioMessages(30, 2000));
+
+  describe('raw', () => {
+    it('sends the whole recorded history and overflows at the first step that exceeds the window', async () => {
+      const s = scenario();
+      const { backend, contexts } = spy();
+      const run = await replay(s, raw, 8000, backend);
+      expect(run.summary.status).toBe('overflow');
+      const failed = run.summary.failedStep!;
+      expect(run.steps.at(-1)!.promptTokens).toBeGreaterThan(8000);
+      expect(run.steps.slice(0, -1).every((step) => step.promptTokens <= 8000)).toBe(true);
+      expect(contexts).toHaveLength(failed); // the overflowing context is never sent
+      expect(run.summary.steps).toBe(failed);
+      expect(run.summary.inputTokens).toBe(run.steps.slice(0, -1).reduce((a, step) => a + step.promptTokens, 0));
+      expect(run.events.map((e) => e.kind)).toEqual(['overflow']);
+      // Teacher forcing: each context is the recorded history before that turn.
+      contexts.forEach((c, i) => expect(c).toEqual(s.messages.slice(0, 2 + 2 * i)));
+    });
+
+    it('completes with a window that fits, and counts each context with the tokenizer', async () => {
+      const { backend, contexts } = spy();
+      const run = await replay(scenario(), raw, 1_000_000, backend);
+      expect(run.summary).toMatchObject({ status: 'completed', steps: 31, totalSteps: 31, sessions: 1, restarts: 0 });
+      run.steps.forEach((step, i) => expect(step.promptTokens).toBe(counter.countContext(contexts[i]!)));
+      expect(run.summary.peakContextTokens).toBe(Math.max(...run.steps.map((step) => step.promptTokens)));
+    });
+  });
+
+  describe('masking', () => {
+    it('survives the window raw overflows, and every context it sent is well-paired and in order', async () => {
+      const s = scenario();
+      const { backend, contexts } = spy();
+      const run = await replay(s, masking, 8000, backend);
+      expect(run.summary.status).toBe('completed');
+      expect(run.summary.peakContextPct).toBeLessThanOrEqual(1);
+      expect(run.events.some((e) => e.kind === 'masked')).toBe(true);
+      for (const c of contexts) {
+        expect(checkPairing(c)).toEqual([]);
+        expect(checkOrder(s.messages, c)).toBeUndefined();
+      }
+    });
+
+    it('restarts sessions when masking cannot keep up, and records them', async () => {
+      // Long reasoning turns: masking outputs alone cannot keep the context under the hard threshold.
+      const s = scenarioOf(sweScenarioMessages(40, 400, 1200));
+      const { backend, contexts } = spy();
+      const run = await replay(s, masking, 2500, backend, { ...defaultParams(masking.params), carryoverTurns: 2 });
+      expect(run.summary.status).toBe('completed');
+      expect(run.summary.restarts).toBeGreaterThan(0);
+      expect(run.summary.sessions).toBe(run.summary.restarts + 1);
+      expect(new Set(run.steps.map((step) => step.session)).size).toBe(run.summary.sessions);
+      expect(run.steps.find((step) => step.action.includes('restart'))?.session).toBe(2);
+      contexts.forEach((c) => expect(checkPairing(c)).toEqual([]));
+    });
+
+    it('stops the run when max_restarts is reached', async () => {
+      const s = scenarioOf(sweScenarioMessages(40, 400, 1200));
+      const run = await replay(s, masking, 2500, spy().backend, { ...defaultParams(masking.params), maxRestarts: 0 });
+      expect(run.summary.status).toBe('stopped');
+      expect(run.summary.failure).toBe('max_restarts (0) reached');
+      expect(run.events.at(-1)!.kind).toBe('stopped');
+    });
+  });
+
+  describe('failure paths', () => {
+    it('fails a run whose strategy breaks pairing, naming the violation', async () => {
+      const dropsResults: StrategyDefinition = {
+        ...raw,
+        name: 'drops-results',
+        create: () => ({ beforeRequest: ({ messages }) => ({ messages: messages.filter((m) => m.role !== 'tool') }) }),
+      };
+      const run = await replay(scenario(), dropsResults, 1_000_000, spy().backend);
+      expect(run.summary.status).toBe('invalid_context');
+      expect(run.summary.failedStep).toBe(1); // the first context whose call has no result
+      expect(run.summary.failure).toMatch(/^unmatched_tool_use at \[2\]/);
+    });
+
+    it('compares local counts with recorded provider usage on unmodified steps only', async () => {
+      const messages = sweScenarioMessages(5, 200).map((m) =>
+        m.role === 'assistant' ? { ...m, usage: { promptTokens: 1000 } } : m,
+      );
+      const run = await replay(scenarioOf(messages), raw, 1_000_000, spy().backend);
+      const c = run.summary.usageComparison!;
+      expect(c.comparedSteps).toBe(6);
+      const expected = run.steps.map((step) => (step.promptTokens - 1000) / 1000);
+      expect(c.meanPctError).toBeCloseTo((expected.reduce((a, b) => a + b) / 6) * 100, 6);
+      expect(run.steps.every((step) => step.recordedPromptTokens === 1000)).toBe(true);
+    });
+  });
+});

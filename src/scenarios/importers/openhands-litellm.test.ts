@@ -1,0 +1,136 @@
+import { existsSync, readdirSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { DATA_DIR, REPO_ROOT } from '../../../scripts/bundle-scenarios.js';
+import { loadScenario } from '../load.js';
+import { parseScenario } from '../scenario.js';
+import type { ScenarioFile } from '../schema.js';
+import { findImporter } from './index.js';
+import { openhandsLitellm } from './openhands-litellm.js';
+
+const FIXTURE_ID = 'astropy__astropy-12907';
+const FIXTURE = path.join(
+  REPO_ROOT,
+  'fixtures/trajectories/openhands-codeact-sonnet35-swebench-verified/llm_completions',
+  FIXTURE_ID,
+  'litellm_proxy__claude-3-5-sonnet-20241022-1733339462.430701.json',
+);
+const SHARED = path.join(DATA_DIR, 'openhands-codeact-sonnet35-swebench-verified');
+
+interface RawMessage {
+  role: string;
+  content?: { type: string; text: string }[] | string | null;
+  tool_calls?: { id: string; function: { name: string; arguments: string } }[];
+  tool_call_id?: string;
+}
+interface Raw {
+  messages: RawMessage[];
+  response: { model: string; choices: { message: RawMessage }[]; usage: { prompt_tokens: number; completion_tokens: number } };
+}
+
+async function convert(file: string): Promise<{ raw: Raw; scenario: ScenarioFile }> {
+  const raw = JSON.parse(await readFile(file, 'utf8')) as Raw;
+  return { raw, scenario: await openhandsLitellm.convert(raw, file) };
+}
+
+/** The converted calls must be the recorded ones, id for id. */
+function expectSameCalls(raw: Raw, scenario: ScenarioFile): void {
+  const recorded = [...raw.messages, raw.response.choices[0]!.message].flatMap((m) => m.tool_calls ?? []);
+  const converted = scenario.messages.flatMap((m) => (m.role === 'assistant' ? (m.toolCalls ?? []) : []));
+  expect(converted).toEqual(recorded.map((c) => ({ id: c.id, name: c.function.name, arguments: c.function.arguments })));
+}
+
+describe('OpenHands litellm importer, trimmed real completion log', () => {
+  it('is the importer loadScenario picks for the file', async () => {
+    const { scenario, format } = await loadScenario(FIXTURE);
+    expect(format).toBe('openhands-litellm');
+    expect(scenario.id).toBe(FIXTURE_ID);
+    const raw: unknown = JSON.parse(await readFile(FIXTURE, 'utf8'));
+    expect(findImporter(raw, FIXTURE)).toBe(openhandsLitellm);
+    expect(openhandsLitellm.detect({ messages: [] }, FIXTURE)).toBe(false);
+  });
+
+  it('appends the response as the final assistant turn, with the only recorded usage', async () => {
+    const { raw, scenario } = await convert(FIXTURE);
+    expect(scenario.messages).toHaveLength(raw.messages.length + 1);
+    const final = raw.response.choices[0]!.message;
+    expect(scenario.messages.at(-1)).toEqual({
+      role: 'assistant',
+      content: final.content,
+      toolCalls: [{ id: 'toolu_01BCE8FnacjDqjWzRKLtnhwu', name: 'finish', arguments: '{}' }],
+      usage: { promptTokens: 20737, completionTokens: 446, cachedTokens: 19610 },
+    });
+    const withUsage = scenario.messages.filter((m) => m.role === 'assistant' && m.usage);
+    expect(withUsage).toHaveLength(1);
+  });
+
+  it('flattens content parts, drops cache_control, and keeps tool call ids and names', async () => {
+    const { raw, scenario } = await convert(FIXTURE);
+    expect(scenario.messages[0]).toEqual({ role: 'system', content: (raw.messages[0]!.content as { text: string }[])[0]!.text });
+    const tool = raw.messages.findIndex((m) => m.role === 'tool' && 'cache_control' in m);
+    expect(scenario.messages[tool]).toEqual({
+      role: 'tool',
+      toolCallId: raw.messages[tool]!.tool_call_id,
+      name: 'str_replace_editor',
+      content: (raw.messages[tool]!.content as { text: string }[])[0]!.text,
+    });
+    expectSameCalls(raw, scenario);
+    expect(() => parseScenario(scenario, FIXTURE)).not.toThrow();
+  });
+
+  it('reads absent content as empty and keeps the "please continue" nudge as a user message', async () => {
+    const { raw, scenario } = await convert(FIXTURE);
+    const empty = raw.messages.findIndex((m) => m.role === 'assistant' && m.content === undefined);
+    expect(scenario.messages[empty]).toMatchObject({ role: 'assistant', content: '' });
+    expect(scenario.messages.at(-2)).toMatchObject({ role: 'user', content: expect.stringMatching(/^Please continue working on the task/) });
+  });
+
+  it('takes the id from the instance folder, the model from the response and the outcome from labels.derived.json', async () => {
+    const { scenario } = await convert(FIXTURE);
+    expect(scenario).toMatchObject({
+      ctxbench: 1,
+      id: FIXTURE_ID,
+      title: FIXTURE_ID,
+      model: { name: 'litellm_proxy/claude-3-5-sonnet-20241022' },
+      source: { format: 'openhands-litellm', agent: 'OpenHands', file: path.basename(FIXTURE) },
+      outcome: 'resolved',
+    });
+  });
+
+  it('names the file and field when the data is not what it expects', async () => {
+    const raw = JSON.parse(await readFile(FIXTURE, 'utf8')) as Raw;
+    delete raw.messages[3]!.tool_call_id;
+    await expect(openhandsLitellm.convert(raw, 'x.json')).rejects.toThrow('x.json: messages[3].tool_call_id: expected a string');
+  });
+});
+
+// The full recorded set lives outside the repo; CI has it, a bare checkout may not.
+const logs = existsSync(SHARED)
+  ? readdirSync(path.join(SHARED, 'llm_completions')).flatMap((id) =>
+      readdirSync(path.join(SHARED, 'llm_completions', id)).map((name) => path.join(SHARED, 'llm_completions', id, name)),
+    )
+  : [];
+
+describe.skipIf(logs.length === 0)('OpenHands litellm importer, every log in ../shared/data', () => {
+  it('has all 25 files', () => expect(logs).toHaveLength(25));
+
+  it.each(logs.map((file) => [path.basename(path.dirname(file)), file]))('%s imports and validates', async (_, file) => {
+    const { raw, scenario } = await convert(file);
+    expect(() => parseScenario(scenario, file)).not.toThrow();
+    expect(scenario.messages).toHaveLength(raw.messages.length + 1);
+    expectSameCalls(raw, scenario);
+    const last = scenario.messages.at(-1)!;
+    expect(last.role === 'assistant' && last.usage?.promptTokens).toBe(raw.response.usage.prompt_tokens);
+    expect((await convert(file)).scenario).toEqual(scenario);
+  });
+
+  it('labels outcomes as labels.derived.json does', async () => {
+    const labels = JSON.parse(await readFile(path.join(SHARED, 'labels.derived.json'), 'utf8')) as Record<string, string>;
+    for (const file of logs) {
+      const { scenario } = await convert(file);
+      expect(scenario.outcome).toBe(labels[scenario.id]);
+      expect(scenario.outcome).toMatch(/^(resolved|unresolved|empty_patch)$/);
+    }
+  });
+});

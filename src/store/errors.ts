@@ -1,0 +1,31 @@
+/**
+ * Turns DuckDB and file-system failures into one-line CtxbenchErrors, so no raw DuckDB message or
+ * stack reaches the user.
+ */
+import { CtxbenchError } from '../core/errors.js';
+
+/** The gist of a failure: first line, without DuckDB's "IO Error: " or Node's "ENOTDIR: " prefix and quoted paths. */
+export function shortReason(error: unknown): string {
+  const message = error instanceof Error ? error.message : String(error);
+  const reason = (message.split('\n')[0] ?? '')
+    .replace(/^[A-Za-z ]*Error: /, '') // DuckDB: "IO Error: ..."
+    .replace(/^E[A-Z]+: ([^,]*),.*$/, '$1') // Node: "ENOTDIR: not a directory, mkdir '/x'"
+    .replace(/^[^"]*"[^"]*": /, '') // DuckDB: 'Cannot open file "/x": Not a directory'
+    .trim();
+  return reason.charAt(0).toLowerCase() + reason.slice(1);
+}
+
+/** Classifies a failure to open `file` as a database. */
+export function openError(file: string, error: unknown): CtxbenchError {
+  const message = error instanceof Error ? error.message : String(error);
+  if (message.includes('Could not set lock on file')) {
+    return new CtxbenchError(
+      'STORE_LOCKED',
+      `${file}: another process has it open (DuckDB allows one writer); wait for it or use another --db`,
+    );
+  }
+  if (message.includes('not a valid DuckDB database file')) {
+    return new CtxbenchError('STORE_ERROR', `${file}: not a DuckDB database file; pass a ctxbench results database or a new path as --db`);
+  }
+  return new CtxbenchError('STORE_ERROR', `--db ${file}: cannot open (${shortReason(error)})`);
+}

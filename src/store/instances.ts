@@ -1,0 +1,39 @@
+/**
+ * One DuckDB instance per database file per process: two instances on one file in the same process
+ * do not see each other's writes and can corrupt it. Stores on the same file share an instance and
+ * the last one to close closes it, which releases the file lock for other processes.
+ */
+import { DuckDBInstance } from '@duckdb/node-api';
+
+interface Shared {
+  readonly instance: Promise<DuckDBInstance>;
+  users: number;
+}
+
+const shared = new Map<string, Shared>();
+
+/** `path` must be absolute, so that two spellings of one file share an entry. */
+export async function acquireInstance(path: string): Promise<DuckDBInstance> {
+  let entry = shared.get(path);
+  if (entry === undefined) {
+    entry = { instance: DuckDBInstance.create(path), users: 0 };
+    shared.set(path, entry);
+  }
+  entry.users += 1;
+  try {
+    return await entry.instance;
+  } catch (error) {
+    // A failed open is not cached: the next attempt (after the lock is released, say) retries.
+    if (shared.get(path) === entry) shared.delete(path);
+    throw error;
+  }
+}
+
+export async function releaseInstance(path: string): Promise<void> {
+  const entry = shared.get(path);
+  if (entry === undefined) return;
+  entry.users -= 1;
+  if (entry.users > 0) return;
+  shared.delete(path);
+  (await entry.instance).closeSync();
+}

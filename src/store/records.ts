@@ -1,0 +1,169 @@
+/**
+ * Mapping between the runner's records and table rows. Optional fields map to NULL and back to
+ * undefined; nothing else is lost, so a stored run reads back equal to the one that was saved.
+ */
+import type { Encoding } from '../core/tokens.js';
+import type {
+  BatchInfo,
+  EventKind,
+  EventRecord,
+  Params,
+  RunResult,
+  RunStatus,
+  StepRecord,
+  Threshold,
+} from '../runner/types.js';
+import type { BATCHES, EVENTS, Row, RUNS, STEPS } from './schema.js';
+
+export type BatchRow = Row<typeof BATCHES>;
+export type RunRow = Row<typeof RUNS>;
+export type StepRow = Row<typeof STEPS>;
+export type EventRow = Row<typeof EVENTS>;
+
+export function batchRow(batch: BatchInfo): BatchRow {
+  return {
+    batch_id: batch.batchId,
+    created_at: batch.createdAt,
+    command: batch.command,
+    version: batch.version,
+  };
+}
+
+export function runRow(run: RunResult): RunRow {
+  const { config, summary } = run;
+  const usage = summary.usageComparison;
+  return {
+    run_id: run.runId,
+    batch_id: run.batchId,
+    scenario_id: config.scenarioId,
+    scenario_title: config.scenarioTitle,
+    scenario_file: config.scenarioFile,
+    source_format: config.sourceFormat,
+    outcome: config.outcome ?? null,
+    strategy: config.strategy,
+    params_json: JSON.stringify(config.params),
+    backend: config.backend,
+    model: config.model,
+    context_window: config.window,
+    encoding: config.encoding,
+    thresholds_json: JSON.stringify(config.thresholds),
+    status: summary.status,
+    failed_step: summary.failedStep ?? null,
+    failure: summary.failure ?? null,
+    steps: summary.steps,
+    total_steps: summary.totalSteps,
+    sessions: summary.sessions,
+    restarts: summary.restarts,
+    input_tokens: summary.inputTokens,
+    output_tokens: summary.outputTokens,
+    peak_context_tokens: summary.peakContextTokens,
+    peak_context_pct: summary.peakContextPct,
+    usage_mape: usage?.meanAbsPctError ?? null,
+    usage_mpe: usage?.meanPctError ?? null,
+    usage_compared_steps: usage?.comparedSteps ?? null,
+    started_at: run.startedAt,
+    finished_at: run.finishedAt,
+    duration_ms: run.finishedAt.getTime() - run.startedAt.getTime(),
+  };
+}
+
+export function stepRows(run: RunResult): StepRow[] {
+  return run.steps.map((step, seq) => ({
+    run_id: run.runId,
+    seq,
+    step: step.step,
+    session: step.session,
+    purpose: step.purpose,
+    prompt_tokens: step.promptTokens,
+    completion_tokens: step.completionTokens,
+    context_pct: step.contextPct,
+    message_count: step.messageCount,
+    usage_source: step.usageSource,
+    recorded_prompt_tokens: step.recordedPromptTokens ?? null,
+    action: step.action,
+  }));
+}
+
+export function eventRows(run: RunResult): EventRow[] {
+  return run.events.map((event, seq) => ({
+    run_id: run.runId,
+    seq,
+    step: event.step,
+    session: event.session,
+    kind: event.kind,
+    message_id: event.messageId ?? null,
+    detail: event.detail,
+    tokens_before: event.tokensBefore ?? null,
+    tokens_after: event.tokensAfter ?? null,
+  }));
+}
+
+/** Rebuilds a run from its row and its step and event rows, each already in stored order. */
+export function runFromRows(row: RunRow, steps: readonly StepRow[], events: readonly EventRow[]): RunResult {
+  return {
+    runId: row.run_id,
+    batchId: row.batch_id,
+    config: {
+      scenarioId: row.scenario_id,
+      scenarioTitle: row.scenario_title,
+      scenarioFile: row.scenario_file,
+      sourceFormat: row.source_format,
+      outcome: row.outcome ?? undefined,
+      strategy: row.strategy,
+      params: JSON.parse(row.params_json) as Params,
+      backend: row.backend,
+      model: row.model,
+      window: row.context_window,
+      encoding: row.encoding as Encoding,
+      thresholds: JSON.parse(row.thresholds_json) as Threshold[],
+    },
+    summary: {
+      status: row.status as RunStatus,
+      failedStep: row.failed_step ?? undefined,
+      failure: row.failure ?? undefined,
+      steps: row.steps,
+      totalSteps: row.total_steps,
+      sessions: row.sessions,
+      restarts: row.restarts,
+      inputTokens: row.input_tokens,
+      outputTokens: row.output_tokens,
+      peakContextTokens: row.peak_context_tokens,
+      peakContextPct: row.peak_context_pct,
+      usageComparison:
+        row.usage_mape === null || row.usage_mpe === null || row.usage_compared_steps === null
+          ? undefined
+          : { meanAbsPctError: row.usage_mape, meanPctError: row.usage_mpe, comparedSteps: row.usage_compared_steps },
+    },
+    steps: steps.map(stepFromRow),
+    events: events.map(eventFromRow),
+    startedAt: row.started_at,
+    finishedAt: row.finished_at,
+  };
+}
+
+function stepFromRow(row: StepRow): StepRecord {
+  return {
+    step: row.step,
+    session: row.session,
+    purpose: row.purpose,
+    promptTokens: row.prompt_tokens,
+    completionTokens: row.completion_tokens,
+    contextPct: row.context_pct,
+    messageCount: row.message_count,
+    usageSource: row.usage_source as StepRecord['usageSource'],
+    recordedPromptTokens: row.recorded_prompt_tokens ?? undefined,
+    action: row.action,
+  };
+}
+
+function eventFromRow(row: EventRow): EventRecord {
+  return {
+    step: row.step,
+    session: row.session,
+    kind: row.kind as EventKind,
+    messageId: row.message_id ?? undefined,
+    detail: row.detail,
+    tokensBefore: row.tokens_before ?? undefined,
+    tokensAfter: row.tokens_after ?? undefined,
+  };
+}

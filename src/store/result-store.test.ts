@@ -1,0 +1,357 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { DuckDBInstance } from '@duckdb/node-api';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { CtxbenchError } from '../core/errors.js';
+import type { BatchInfo, RunResult } from '../runner/types.js';
+import { ResultStore } from './result-store.js';
+
+let dir: string;
+let counter = 0;
+const dbFile = (): string => join(dir, `results-${++counter}.duckdb`);
+const open: ResultStore[] = [];
+
+beforeAll(() => {
+  dir = mkdtempSync(join(tmpdir(), 'ctxbench-store-'));
+});
+afterEach(async () => {
+  await Promise.all(open.splice(0).map((store) => store.close()));
+});
+afterAll(() => {
+  rmSync(dir, { recursive: true, force: true });
+});
+
+async function openStore(file: string): Promise<ResultStore> {
+  const store = await ResultStore.open(file);
+  open.push(store);
+  return store;
+}
+
+const batch = (batchId: string, createdAt = new Date('2025-03-01T10:00:00.123Z')): BatchInfo => ({
+  batchId,
+  createdAt,
+  command: 'bench run scenarios/ --strategy masking',
+  version: '0.1.0',
+});
+
+function makeRun(runId: string, batchId: string, overrides: Partial<RunResult> = {}): RunResult {
+  return {
+    runId,
+    batchId,
+    config: {
+      scenarioId: 'swe-1',
+      scenarioTitle: 'Fix the parser',
+      scenarioFile: 'scenarios/swe-1.json',
+      sourceFormat: 'openhands',
+      outcome: 'resolved',
+      strategy: 'masking',
+      params: { keep: 3, aggressive: true, mode: 'tail' },
+      backend: 'mock',
+      model: 'gpt-4o',
+      window: 128_000,
+      encoding: 'o200k_base',
+      thresholds: [{ label: 'mask', fraction: 0.75 }],
+    },
+    summary: {
+      status: 'overflow',
+      failedStep: 2,
+      failure: 'context 130000 > window 128000',
+      steps: 2,
+      totalSteps: 3,
+      sessions: 1,
+      restarts: 0,
+      inputTokens: 3_000_000_000, // beyond INTEGER: must come back as a plain number
+      outputTokens: 420,
+      peakContextTokens: 130_000,
+      peakContextPct: 1.015625,
+      usageComparison: { meanAbsPctError: 0.031, meanPctError: -0.012, comparedSteps: 2 },
+    },
+    steps: [
+      {
+        step: 1,
+        session: 0,
+        purpose: 'agent',
+        promptTokens: 1200,
+        completionTokens: 200,
+        contextPct: 0.009375,
+        messageCount: 3,
+        usageSource: 'local',
+        recordedPromptTokens: 1234,
+        action: '',
+      },
+      {
+        step: 2,
+        session: 0,
+        purpose: 'agent',
+        promptTokens: 130_000,
+        completionTokens: 220,
+        contextPct: 1.015625,
+        messageCount: 9,
+        usageSource: 'local',
+        action: 'masked,warning',
+      },
+    ],
+    events: [
+      { step: 2, session: 0, kind: 'masked', messageId: 'm4', detail: 'tool output', tokensBefore: 900, tokensAfter: 12 },
+      { step: 2, session: 0, kind: 'warning', detail: 'near window' },
+      { step: 2, session: 0, kind: 'overflow', detail: '130000 > 128000', tokensBefore: 130_000 },
+    ],
+    startedAt: new Date('2025-03-01T10:00:01.250Z'),
+    finishedAt: new Date('2025-03-01T10:00:03.500Z'),
+    ...overrides,
+  };
+}
+
+async function storeError(promise: Promise<unknown>): Promise<CtxbenchError> {
+  const error = await promise.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+  expect(error).toBeInstanceOf(CtxbenchError);
+  return error as CtxbenchError;
+}
+
+/** Runs SQL on a database file directly, as another tool would. */
+async function rawSql(file: string, sql: string): Promise<unknown[]> {
+  const instance = await DuckDBInstance.create(file);
+  const connection = await instance.connect();
+  try {
+    return (await connection.runAndReadAll(sql)).getRowsJS();
+  } finally {
+    connection.closeSync();
+    instance.closeSync();
+  }
+}
+
+describe('ResultStore round trip', () => {
+  it('reads back a run exactly as saved, across a reopen', async () => {
+    const file = join(dir, 'nested', 'deeper', 'results.duckdb');
+    const store = await ResultStore.open(file);
+    const run = makeRun('r1', 'b1');
+    await store.saveBatch(batch('b1'));
+    await store.saveRun(run);
+    await store.close();
+
+    const reader = await ResultStore.openExisting(file);
+    open.push(reader);
+    const [loaded] = await reader.loadRuns();
+    expect(loaded).toEqual(run);
+    expect(loaded?.startedAt).toBeInstanceOf(Date);
+    expect(typeof loaded?.summary.inputTokens).toBe('number');
+    expect(() => JSON.stringify(loaded)).not.toThrow();
+    expect(await reader.latestBatchId()).toBe('b1');
+  });
+
+  it('returns absent optional fields as undefined, not null or 0', async () => {
+    const store = await openStore(dbFile());
+    const base = makeRun('r1', 'b1');
+    const run = makeRun('r1', 'b1', {
+      config: { ...base.config, outcome: undefined },
+      summary: { ...base.summary, status: 'completed', failedStep: undefined, failure: undefined, usageComparison: undefined },
+      steps: [{ ...base.steps[0]!, recordedPromptTokens: undefined }],
+      events: [{ step: 1, session: 0, kind: 'warning', detail: '' }],
+    });
+    await store.saveRun(run);
+    const [loaded] = await store.loadRuns();
+    expect(loaded).toEqual(run);
+    expect(loaded?.config.outcome).toBeUndefined();
+    expect(loaded?.summary.failedStep).toBeUndefined();
+    expect(loaded?.summary.failure).toBeUndefined();
+    expect(loaded?.summary.usageComparison).toBeUndefined();
+    expect(loaded?.steps[0]?.recordedPromptTokens).toBeUndefined();
+    expect(loaded?.events[0]).toEqual({ step: 1, session: 0, kind: 'warning', detail: '' });
+    expect(loaded?.events[0]?.messageId).toBeUndefined();
+    expect(loaded?.events[0]?.tokensBefore).toBeUndefined();
+  });
+
+  it('orders steps by step and keeps the recorded order of events within a step', async () => {
+    const store = await openStore(dbFile());
+    const base = makeRun('r1', 'b1');
+    const run = makeRun('r1', 'b1', { steps: [base.steps[1]!, base.steps[0]!] });
+    await store.saveRun(run);
+    const [loaded] = await store.loadRuns();
+    expect(loaded?.steps.map((s) => s.step)).toEqual([1, 2]);
+    expect(loaded?.events.map((e) => e.kind)).toEqual(['masked', 'warning', 'overflow']);
+  });
+
+  it('keeps batches apart and filters runs by batch and run id', async () => {
+    const store = await openStore(dbFile());
+    await store.saveBatch(batch('b1', new Date('2025-03-01T10:00:00Z')));
+    await store.saveRun(makeRun('r1', 'b1'));
+    await store.saveRun(makeRun('r2', 'b1', { startedAt: new Date('2025-03-01T10:00:05Z') }));
+    await store.saveBatch(batch('b2', new Date('2025-03-02T10:00:00Z')));
+    await store.saveRun(makeRun('r3', 'b2'));
+
+    expect(await store.latestBatchId()).toBe('b2');
+    const ids = async (filter?: Parameters<ResultStore['loadRuns']>[0]) =>
+      (await store.loadRuns(filter)).map((r) => r.runId);
+    expect(await ids()).toEqual(['r1', 'r3', 'r2']); // start order
+    expect(await ids({ batchId: 'b1' })).toEqual(['r1', 'r2']);
+    expect(await ids({ runIds: ['r3', 'r1'] })).toEqual(['r1', 'r3']);
+    expect(await ids({ batchId: 'b1', runIds: ['r3', 'r2'] })).toEqual(['r2']);
+    expect(await ids({ runIds: [] })).toEqual([]);
+    const [r3] = await store.loadRuns({ runIds: ['r3'] });
+    expect(r3?.steps).toHaveLength(2);
+    expect(r3?.events).toHaveLength(3);
+  });
+
+  it('has no latest batch in a new database', async () => {
+    const store = await openStore(dbFile());
+    expect(await store.latestBatchId()).toBeUndefined();
+    expect(await store.loadRuns()).toEqual([]);
+  });
+
+  it('serialises concurrent saves on one store', async () => {
+    const store = await openStore(dbFile());
+    await Promise.all(['a', 'b', 'c', 'd'].map((id) => store.saveRun(makeRun(id, 'b1'))));
+    expect((await store.loadRuns()).map((r) => r.runId).sort()).toEqual(['a', 'b', 'c', 'd']);
+  });
+
+  it('shares one instance between stores on the same file in one process', async () => {
+    const file = dbFile();
+    const writer = await openStore(file);
+    const reader = await ResultStore.openExisting(file);
+    await writer.saveRun(makeRun('r1', 'b1'));
+    expect((await reader.loadRuns()).map((r) => r.runId)).toEqual(['r1']);
+    await reader.close();
+    await writer.saveRun(makeRun('r2', 'b1')); // the writer's instance survived the reader's close
+  });
+
+  it('treats a zero-byte file as a new database', async () => {
+    const file = dbFile();
+    writeFileSync(file, '');
+    const store = await openStore(file);
+    expect(await store.loadRuns()).toEqual([]);
+  });
+});
+
+describe('ResultStore atomic saves', () => {
+  it('leaves no trace of a run whose save fails midway, and stays usable', async () => {
+    const file = dbFile();
+    const store = await ResultStore.open(file);
+    const base = makeRun('bad', 'b1');
+    // The run row and the first step are appended before the second step is rejected.
+    const bad = makeRun('bad', 'b1', { steps: [base.steps[0]!, { ...base.steps[1]!, promptTokens: Number.NaN }] });
+    const error = await storeError(store.saveRun(bad));
+    expect(error.code).toBe('STORE_ERROR');
+    expect(error.message).toBe(`${file}: cannot save run bad (column prompt_tokens: invalid INTEGER value NaN)`);
+
+    await store.saveRun(makeRun('good', 'b1'));
+    expect((await store.loadRuns()).map((r) => r.runId)).toEqual(['good']);
+    await store.close();
+    expect(await rawSql(file, `SELECT count(*) FROM steps WHERE run_id = 'bad'`)).toEqual([[0n]]);
+    expect(await rawSql(file, `SELECT count(*) FROM events WHERE run_id = 'bad'`)).toEqual([[0n]]);
+  });
+
+  it('rejects a duplicate run id without touching the stored one', async () => {
+    const file = dbFile();
+    const store = await openStore(file);
+    await store.saveRun(makeRun('r1', 'b1'));
+    const error = await storeError(store.saveRun(makeRun('r1', 'b1', { steps: [] })));
+    expect(error.code).toBe('STORE_ERROR');
+    expect(error.message).toMatch(/^.*: cannot save run r1 \(.*[Dd]uplicate key/);
+    const [loaded] = await store.loadRuns();
+    expect(loaded?.steps).toHaveLength(2);
+  });
+
+  it('refuses operations after close', async () => {
+    const file = dbFile();
+    const store = await ResultStore.open(file);
+    await store.close();
+    await store.close();
+    const error = await storeError(store.loadRuns());
+    expect(error.message).toBe(`${file}: cannot read runs (the store is closed)`);
+  });
+});
+
+describe('ResultStore open errors', () => {
+  it('refuses a DuckDB database from another tool', async () => {
+    const file = dbFile();
+    await rawSql(file, 'CREATE TABLE sales (id INTEGER, amount DOUBLE)');
+    for (const opening of [ResultStore.open, ResultStore.openExisting]) {
+      const error = await storeError(opening(file));
+      expect(error.code).toBe('STORE_ERROR');
+      expect(error.message).toBe(`${file}: not a ctxbench results database (no ctxbench_meta table)`);
+    }
+    expect(await rawSql(file, `SELECT count(*) FROM information_schema.tables`)).toEqual([[1n]]); // untouched
+  });
+
+  it('refuses a database written with a newer schema version', async () => {
+    const file = dbFile();
+    await (await ResultStore.open(file)).close();
+    await rawSql(file, `UPDATE ctxbench_meta SET value = '2' WHERE key = 'schema_version'`);
+    const error = await storeError(ResultStore.open(file));
+    expect(error.code).toBe('STORE_ERROR');
+    expect(error.message).toContain('schema version 2');
+    expect(error.message).toContain('upgrade ctxbench');
+  });
+
+  it('refuses a file that is not a database', async () => {
+    const file = dbFile();
+    writeFileSync(file, Buffer.from('garbage, not a database\n'.repeat(200)));
+    const error = await storeError(ResultStore.open(file));
+    expect(error.code).toBe('STORE_ERROR');
+    expect(error.message).toBe(
+      `${file}: not a DuckDB database file; pass a ctxbench results database or a new path as --db`,
+    );
+  });
+
+  it('names --db when the path cannot be created', async () => {
+    const blocker = join(dir, 'afile');
+    writeFileSync(blocker, 'x');
+    for (const file of [join(blocker, 'x.duckdb'), join(blocker, 'sub', 'x.duckdb')]) {
+      const error = await storeError(ResultStore.open(file));
+      expect(error.code).toBe('STORE_ERROR');
+      expect(error.message).toBe(`--db ${file}: cannot open (not a directory)`);
+    }
+    const error = await storeError(ResultStore.open(dir));
+    expect(error.message).toBe(`--db ${dir}: cannot open (is a directory)`);
+  });
+
+  it('does not create a database for a reader', async () => {
+    const file = join(dir, 'missing.duckdb');
+    const error = await storeError(ResultStore.openExisting(file));
+    expect(error.code).toBe('STORE_ERROR');
+    expect(error.message).toBe(`${file}: no such results database`);
+  });
+
+  describe('with the file held by another process', () => {
+    let child: ChildProcess;
+    const file = join(tmpdir(), `ctxbench-locked-${process.pid}.duckdb`);
+
+    beforeAll(async () => {
+      const api = pathToFileURL(createRequire(import.meta.url).resolve('@duckdb/node-api')).href;
+      const script = `import { DuckDBInstance } from ${JSON.stringify(api)};
+        await DuckDBInstance.create(${JSON.stringify(file)});
+        console.log('ready');
+        setInterval(() => {}, 60_000);`;
+      child = spawn(process.execPath, ['--input-type=module', '-e', script], { stdio: ['ignore', 'pipe', 'inherit'] });
+      await new Promise<void>((ready, fail) => {
+        child.stdout?.once('data', () => ready());
+        child.once('exit', (code) => fail(new Error(`lock holder exited with ${code}`)));
+      });
+    });
+    afterAll(async () => {
+      if (child.exitCode === null) {
+        const exited = new Promise((done) => child.once('exit', done));
+        child.kill();
+        await exited;
+      }
+      rmSync(file, { force: true });
+    });
+
+    it('reports STORE_LOCKED to writers and readers', async () => {
+      for (const opening of [ResultStore.open, ResultStore.openExisting]) {
+        const error = await storeError(opening(file));
+        expect(error.code).toBe('STORE_LOCKED');
+        expect(error.message).toBe(
+          `${file}: another process has it open (DuckDB allows one writer); wait for it or use another --db`,
+        );
+      }
+    });
+  });
+});

@@ -1,0 +1,215 @@
+/**
+ * The results database: one DuckDB file holding batches, runs, and every run's steps and events.
+ * Every failure leaves as a CtxbenchError (STORE_ERROR or STORE_LOCKED) naming the file.
+ */
+import { existsSync, statSync, unlinkSync } from 'node:fs';
+import { mkdir } from 'node:fs/promises';
+import { dirname, resolve } from 'node:path';
+import { LIST, VARCHAR, listValue, type DuckDBConnection, type DuckDBValue } from '@duckdb/node-api';
+import { CtxbenchError } from '../core/errors.js';
+import type { BatchInfo, RunResult } from '../runner/types.js';
+import { openError, shortReason } from './errors.js';
+import { acquireInstance, releaseInstance } from './instances.js';
+import { batchRow, eventRows, runFromRows, runRow, stepRows, type EventRow, type StepRow } from './records.js';
+import { BATCHES, EVENTS, META, RUNS, SCHEMA_VERSION, STEPS, schemaSql } from './schema.js';
+import { appendRows, readRows } from './table-io.js';
+
+export interface RunFilter {
+  readonly batchId?: string;
+  readonly runIds?: readonly string[];
+}
+
+export class ResultStore {
+  /** Operations share one connection, which holds one transaction at a time: they run one by one. */
+  private queue: Promise<unknown> = Promise.resolve();
+  private closed = false;
+
+  private constructor(
+    readonly file: string,
+    private readonly path: string,
+    private readonly connection: DuckDBConnection,
+  ) {}
+
+  /** Opens `file` for writing, creating it (and its directories) and the schema when new. */
+  static async open(file: string): Promise<ResultStore> {
+    const path = resolve(file);
+    try {
+      await mkdir(dirname(path), { recursive: true });
+      // A zero-byte file (from `touch` or mktemp) holds nothing, but DuckDB refuses it as invalid.
+      if (existsSync(path) && statSync(path).isFile() && statSync(path).size === 0) unlinkSync(path);
+    } catch (error) {
+      // mkdir says EEXIST ("file already exists") when the parent directory is a regular file.
+      const reason = (error as NodeJS.ErrnoException).code === 'EEXIST' ? 'not a directory' : shortReason(error);
+      throw new CtxbenchError('STORE_ERROR', `--db ${file}: cannot open (${reason})`);
+    }
+    return ResultStore.connect(file, path, true);
+  }
+
+  /** Opens an existing results database for reading; never creates one. */
+  static async openExisting(file: string): Promise<ResultStore> {
+    const path = resolve(file);
+    if (!existsSync(path)) throw new CtxbenchError('STORE_ERROR', `${file}: no such results database`);
+    return ResultStore.connect(file, path, false);
+  }
+
+  private static async connect(file: string, path: string, createSchema: boolean): Promise<ResultStore> {
+    let connection: DuckDBConnection;
+    try {
+      const instance = await acquireInstance(path);
+      connection = await instance.connect().catch(async (error: unknown) => {
+        await releaseInstance(path);
+        throw error;
+      });
+    } catch (error) {
+      throw openError(file, error);
+    }
+    const store = new ResultStore(file, path, connection);
+    try {
+      await store.checkSchema(createSchema);
+      return store;
+    } catch (error) {
+      await store.close();
+      throw error instanceof CtxbenchError ? error : openError(file, error);
+    }
+  }
+
+  private async checkSchema(createSchema: boolean): Promise<void> {
+    const tables = (
+      await this.connection.runAndReadAll(
+        `SELECT table_schema, table_name FROM information_schema.tables WHERE table_catalog = current_database()`,
+      )
+    ).getRowObjectsJS();
+    if (tables.length === 0 && createSchema) {
+      // In one transaction: a half-created schema would later read as some other tool's database.
+      return this.transaction(async () => {
+        for (const sql of schemaSql()) await this.connection.run(sql);
+      });
+    }
+    if (!tables.some((t) => t.table_schema === 'main' && t.table_name === META.name)) {
+      throw new CtxbenchError('STORE_ERROR', `${this.file}: not a ctxbench results database (no ${META.name} table)`);
+    }
+    const meta = (
+      await this.connection.runAndReadAll(`SELECT value FROM ${META.name} WHERE key = 'schema_version'`)
+    ).getRowObjectsJS();
+    const version = Number(meta[0]?.value);
+    if (!Number.isInteger(version) || version < 1) {
+      throw new CtxbenchError('STORE_ERROR', `${this.file}: ${META.name} has no valid schema_version`);
+    }
+    if (version > SCHEMA_VERSION) {
+      throw new CtxbenchError(
+        'STORE_ERROR',
+        `${this.file}: written with results schema version ${version}, this ctxbench reads up to version ${SCHEMA_VERSION}; upgrade ctxbench`,
+      );
+    }
+  }
+
+  async saveBatch(batch: BatchInfo): Promise<void> {
+    await this.serially(`cannot save batch ${batch.batchId}`, () =>
+      appendRows(this.connection, BATCHES, [batchRow(batch)]),
+    );
+  }
+
+  /** Writes the run row, its steps and its events in one transaction: all of them or none. */
+  async saveRun(run: RunResult): Promise<void> {
+    await this.serially(`cannot save run ${run.runId}`, () =>
+      this.transaction(async () => {
+        await appendRows(this.connection, RUNS, [runRow(run)]);
+        await appendRows(this.connection, STEPS, stepRows(run));
+        await appendRows(this.connection, EVENTS, eventRows(run));
+      }),
+    );
+  }
+
+  /** Runs in start order, each with its steps (by step) and events (by step, in recorded order). */
+  async loadRuns(filter: RunFilter = {}): Promise<RunResult[]> {
+    return this.serially('cannot read runs', async () => {
+      const conditions: string[] = [];
+      const values: Record<string, DuckDBValue> = {};
+      if (filter.batchId !== undefined) {
+        conditions.push('batch_id = $batch');
+        values.batch = filter.batchId;
+      }
+      if (filter.runIds !== undefined) {
+        conditions.push('list_contains($ids, run_id)');
+        values.ids = listValue([...filter.runIds]);
+      }
+      const types = filter.runIds === undefined ? undefined : { ids: LIST(VARCHAR) };
+      const selected = `SELECT run_id FROM ${RUNS.name}${conditions.length ? ` WHERE ${conditions.join(' AND ')}` : ''}`;
+      const query = async (sql: string) => this.connection.runAndReadAll(sql, values, types);
+
+      const runs = readRows<typeof RUNS>(
+        await query(`SELECT * FROM ${RUNS.name} WHERE run_id IN (${selected}) ORDER BY started_at, run_id`),
+      );
+      const steps = groupByRun(
+        readRows<typeof STEPS>(
+          await query(`SELECT * FROM ${STEPS.name} WHERE run_id IN (${selected}) ORDER BY run_id, step, seq`),
+        ),
+      );
+      const events = groupByRun(
+        readRows<typeof EVENTS>(
+          await query(`SELECT * FROM ${EVENTS.name} WHERE run_id IN (${selected}) ORDER BY run_id, step, seq`),
+        ),
+      );
+      return runs.map((row) => runFromRows(row, steps.get(row.run_id) ?? [], events.get(row.run_id) ?? []));
+    });
+  }
+
+  /** The most recently created batch, if any. */
+  async latestBatchId(): Promise<string | undefined> {
+    return this.serially('cannot read batches', async () => {
+      const rows = (
+        await this.connection.runAndReadAll(
+          // rowid breaks ties between batches created within the same microsecond.
+          `SELECT batch_id FROM ${BATCHES.name} ORDER BY created_at DESC, rowid DESC LIMIT 1`,
+        )
+      ).getRowObjectsJS();
+      return rows[0]?.batch_id as string | undefined;
+    });
+  }
+
+  /** Lets operations already requested finish, then releases the file. Safe to call twice. */
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    await this.queue;
+    this.connection.closeSync();
+    await releaseInstance(this.path);
+  }
+
+  private serially<T>(what: string, operation: () => Promise<T>): Promise<T> {
+    if (this.closed) return Promise.reject(new CtxbenchError('STORE_ERROR', `${this.file}: ${what} (the store is closed)`));
+    const result = this.queue.then(async () => {
+      try {
+        return await operation();
+      } catch (error) {
+        throw error instanceof CtxbenchError
+          ? error
+          : new CtxbenchError('STORE_ERROR', `${this.file}: ${what} (${shortReason(error)})`);
+      }
+    });
+    this.queue = result.catch(() => undefined);
+    return result;
+  }
+
+  private async transaction(body: () => Promise<void>): Promise<void> {
+    await this.connection.run('BEGIN TRANSACTION');
+    try {
+      await body();
+      await this.connection.run('COMMIT');
+    } catch (error) {
+      // A failed statement may already have aborted the transaction; either way none of it stays.
+      await this.connection.run('ROLLBACK').catch(() => undefined);
+      throw error;
+    }
+  }
+}
+
+function groupByRun<R extends StepRow | EventRow>(rows: readonly R[]): Map<string, R[]> {
+  const groups = new Map<string, R[]>();
+  for (const row of rows) {
+    const group = groups.get(row.run_id);
+    if (group === undefined) groups.set(row.run_id, [row]);
+    else group.push(row);
+  }
+  return groups;
+}

@@ -1,0 +1,131 @@
+/**
+ * The results database layout. Each table is declared once, as column name -> type, and both the DDL
+ * and the TypeScript row types are derived from that declaration, so the writer, the reader and the
+ * file cannot drift apart. A trailing `?` marks a nullable column: absent optional values are stored
+ * as NULL, never as 0 or "".
+ */
+
+/** Bump when the layout changes incompatibly; older ctxbench versions then refuse the file. */
+export const SCHEMA_VERSION = 1;
+
+export type ColumnType = 'INTEGER' | 'BIGINT' | 'DOUBLE' | 'VARCHAR' | 'TIMESTAMP';
+type ColumnSpec = ColumnType | `${ColumnType}?`;
+type Columns = Readonly<Record<string, ColumnSpec>>;
+
+export interface TableDef<C extends Columns = Columns> {
+  readonly name: string;
+  /** Declaration order is the column order in the file (the Appender writes by position). */
+  readonly columns: C;
+  readonly primaryKey?: string;
+}
+
+type JsOf<T> = T extends 'VARCHAR' ? string : T extends 'TIMESTAMP' ? Date : number;
+
+/** One row of a table as plain JS values: numbers (BIGINT included), strings, Dates and nulls. */
+export type Row<T extends TableDef> = {
+  -readonly [K in keyof T['columns']]: T['columns'][K] extends `${infer B}?` ? JsOf<B> | null : JsOf<T['columns'][K]>;
+};
+
+const table = <const C extends Columns>(name: string, columns: C, primaryKey?: string): TableDef<C> =>
+  primaryKey === undefined ? { name, columns } : { name, columns, primaryKey };
+
+export const META = table('ctxbench_meta', { key: 'VARCHAR', value: 'VARCHAR' }, 'key');
+
+export const BATCHES = table(
+  'batches',
+  { batch_id: 'VARCHAR', created_at: 'TIMESTAMP', command: 'VARCHAR', version: 'VARCHAR' },
+  'batch_id',
+);
+
+export const RUNS = table(
+  'runs',
+  {
+    run_id: 'VARCHAR',
+    batch_id: 'VARCHAR',
+    scenario_id: 'VARCHAR',
+    scenario_title: 'VARCHAR',
+    scenario_file: 'VARCHAR',
+    source_format: 'VARCHAR',
+    outcome: 'VARCHAR?',
+    strategy: 'VARCHAR',
+    params_json: 'VARCHAR',
+    backend: 'VARCHAR',
+    model: 'VARCHAR',
+    context_window: 'INTEGER',
+    encoding: 'VARCHAR',
+    thresholds_json: 'VARCHAR',
+    status: 'VARCHAR',
+    failed_step: 'INTEGER?',
+    failure: 'VARCHAR?',
+    steps: 'INTEGER',
+    total_steps: 'INTEGER',
+    sessions: 'INTEGER',
+    restarts: 'INTEGER',
+    // Sums over a whole run can pass 2^31 on long scenarios.
+    input_tokens: 'BIGINT',
+    output_tokens: 'BIGINT',
+    peak_context_tokens: 'INTEGER',
+    peak_context_pct: 'DOUBLE',
+    usage_mape: 'DOUBLE?',
+    usage_mpe: 'DOUBLE?',
+    usage_compared_steps: 'INTEGER?',
+    started_at: 'TIMESTAMP',
+    finished_at: 'TIMESTAMP',
+    duration_ms: 'BIGINT',
+  },
+  'run_id',
+);
+
+export const STEPS = table('steps', {
+  run_id: 'VARCHAR',
+  // Position in the run's step list: keeps the recorded order among requests sharing a step number.
+  seq: 'INTEGER',
+  step: 'INTEGER',
+  session: 'INTEGER',
+  purpose: 'VARCHAR',
+  prompt_tokens: 'INTEGER',
+  completion_tokens: 'INTEGER',
+  context_pct: 'DOUBLE',
+  message_count: 'INTEGER',
+  usage_source: 'VARCHAR',
+  recorded_prompt_tokens: 'INTEGER?',
+  action: 'VARCHAR',
+});
+
+export const EVENTS = table('events', {
+  run_id: 'VARCHAR',
+  // Position in the run's event list: a step often has several events whose order matters.
+  seq: 'INTEGER',
+  step: 'INTEGER',
+  session: 'INTEGER',
+  kind: 'VARCHAR',
+  message_id: 'VARCHAR?',
+  detail: 'VARCHAR',
+  tokens_before: 'INTEGER?',
+  tokens_after: 'INTEGER?',
+});
+
+export const TABLES: readonly TableDef[] = [META, BATCHES, RUNS, STEPS, EVENTS];
+
+export function columnType(spec: ColumnSpec): { type: ColumnType; nullable: boolean } {
+  return spec.endsWith('?')
+    ? { type: spec.slice(0, -1) as ColumnType, nullable: true }
+    : { type: spec as ColumnType, nullable: false };
+}
+
+export function createTableSql(def: TableDef): string {
+  const columns = Object.entries(def.columns).map(([name, spec]) => {
+    const { type, nullable } = columnType(spec);
+    return `${name} ${type}${nullable ? '' : ' NOT NULL'}`;
+  });
+  if (def.primaryKey !== undefined) columns.push(`PRIMARY KEY (${def.primaryKey})`);
+  return `CREATE TABLE ${def.name} (${columns.join(', ')})`;
+}
+
+/** Statements that turn an empty database into a ctxbench results database. */
+export function schemaSql(): string[] {
+  return [
+    ...TABLES.map(createTableSql),
+    `INSERT INTO ${META.name} VALUES ('schema_version', '${SCHEMA_VERSION}'), ('created_by', 'ctxbench')`,
+  ];
+}

@@ -1,0 +1,76 @@
+/**
+ * Typed row I/O between the table declarations in schema.ts and DuckDB: writes go through the
+ * Appender (about 100x faster than row-by-row INSERTs), reads come back as plain JS values.
+ */
+import {
+  timestampValue,
+  type DuckDBAppender,
+  type DuckDBConnection,
+  type DuckDBResultReader,
+} from '@duckdb/node-api';
+import { columnType, type ColumnType, type Row, type TableDef } from './schema.js';
+
+type Value = number | string | Date | null;
+
+/**
+ * Appends rows to `def`'s table. Inside a transaction the rows become part of it: they are flushed
+ * into the transaction when the appender closes and disappear on ROLLBACK. On failure the appender's
+ * buffered rows are discarded so that nothing can be flushed later, outside the transaction.
+ */
+export async function appendRows<T extends TableDef>(
+  connection: DuckDBConnection,
+  def: T,
+  rows: readonly Row<T>[],
+): Promise<void> {
+  const columns = Object.entries(def.columns).map(([name, spec]) => ({ name, ...columnType(spec) }));
+  const appender = await connection.createAppender(def.name);
+  try {
+    for (const row of rows) {
+      const values = row as Record<string, Value>;
+      for (const column of columns) appendValue(appender, column.type, values[column.name], column.name);
+      appender.endRow();
+    }
+    // Flushes; constraint violations (duplicate keys, NOT NULL) surface here.
+    appender.closeSync();
+  } catch (error) {
+    try {
+      appender.clear();
+      appender.closeSync();
+    } catch {
+      // Already failed or closed; the caller rolls back the transaction.
+    }
+    throw error;
+  }
+}
+
+function appendValue(appender: DuckDBAppender, type: ColumnType, value: Value | undefined, name: string): void {
+  if (value === null) return appender.appendNull();
+  // The appender checks JS types per call, but its messages do not name the column.
+  const wrong = (): Error => new Error(`column ${name}: invalid ${type} value ${String(value)}`);
+  switch (type) {
+    case 'VARCHAR':
+      if (typeof value !== 'string') throw wrong();
+      return appender.appendVarchar(value);
+    case 'TIMESTAMP':
+      if (!(value instanceof Date) || Number.isNaN(value.getTime())) throw wrong();
+      return appender.appendTimestamp(timestampValue(BigInt(value.getTime()) * 1000n));
+    case 'DOUBLE':
+      if (typeof value !== 'number') throw wrong();
+      return appender.appendDouble(value);
+    case 'INTEGER':
+      if (!Number.isInteger(value)) throw wrong();
+      return appender.appendInteger(value as number);
+    case 'BIGINT':
+      if (!Number.isSafeInteger(value)) throw wrong();
+      return appender.appendBigInt(BigInt(value as number));
+  }
+}
+
+/** Rows of a query over `def`'s table, with BIGINTs as numbers (JSON and arithmetic choke on bigint). */
+export function readRows<T extends TableDef>(reader: DuckDBResultReader): Row<T>[] {
+  return reader.getRowObjectsJS().map((raw) => {
+    const row: Record<string, unknown> = {};
+    for (const [key, value] of Object.entries(raw)) row[key] = typeof value === 'bigint' ? Number(value) : value;
+    return row as Row<T>;
+  });
+}

@@ -1,0 +1,203 @@
+/**
+ * `masking`: observation masking with restart, as seed 000 specifies.
+ *
+ * - Soft threshold (0.70): replace the OLDEST unmasked tool outputs with descriptive placeholders,
+ *   only as many as needed to get back under the threshold. Reasoning, tool calls and ids stay.
+ * - Hard threshold (0.90): inject the wind-down message; at the next request, restart the session:
+ *   the system prompt (re-read), a restart marker, and the last N complete interaction cycles.
+ * - max_restarts ends the run when reached; autoRestart=false ends it at the hard threshold (a
+ *   replay has nobody to confirm the restart).
+ *
+ * Differences from the seed, on purpose (README "Strategies"): pressure is the last request's prompt
+ * tokens PLUS what was appended since (`measure=projected`; `last-prompt` is the seed read literally),
+ * and the results of the latest assistant turn are never masked, since the model has not seen them.
+ */
+import { cycles, rounds, type Span } from '../core/boundaries.js';
+import { strategyOrigin, systemMessage, withContent, type Message, type SystemMessage } from '../core/messages.js';
+import type { Params } from '../runner/types.js';
+import { callsById, placeholder } from './placeholders.js';
+import { measurePressure, type PressureMeasure } from './pressure.js';
+import type { RequestPlan, StrategyDefinition, StrategyEvent, StrategyInput } from './types.js';
+
+const NAME = 'masking';
+
+export interface MaskingParams {
+  readonly softThreshold: number;
+  readonly hardThreshold: number;
+  readonly carryoverTurns: number;
+  readonly maxRestarts: number | 'unlimited';
+  readonly autoRestart: boolean;
+  readonly measure: PressureMeasure;
+}
+
+/** Seed 000's wind-down message, injected as a system message at the hard threshold. */
+export function windDownMessage(usedFraction: number, remainingTokens: number): string {
+  return (
+    `[Context window ${Math.round(usedFraction * 100)}% full (~${Math.max(0, remainingTokens)} tokens remaining). ` +
+    'Please wrap up your current task and write any important state to workspace files. ' +
+    'The session will restart shortly.]'
+  );
+}
+
+/** Seed 000's restart marker, the first thing a restarted session sees after its system prompt. */
+export function restartMarker(session: number, previousTurns: number): string {
+  return (
+    `[Session restarted. Session #${session}. Previous session ran ${previousTurns} turns. ` +
+    'Check your workspace files for progress state.]'
+  );
+}
+
+const isMasked = (m: Message): boolean => m.origin.source === 'strategy' && m.origin.action === 'masked';
+
+/** Index after the last assistant message: results from there on are unseen by the model. */
+function unseenFrom(messages: readonly Message[]): number {
+  for (let i = messages.length - 1; i >= 0; i--) if (messages[i]!.role === 'assistant') return i + 1;
+  return messages.length;
+}
+
+interface MaskOutcome {
+  readonly messages: readonly Message[];
+  readonly tokens: number;
+  readonly events: StrategyEvent[];
+}
+
+/**
+ * Masks the oldest unmasked tool outputs until `tokens` drops below `target`. Returns the same array
+ * when nothing was masked (messages are shared, never copied needlessly).
+ */
+export function maskOldest(input: StrategyInput, messages: readonly Message[], tokens: number, target: number): MaskOutcome {
+  const { counter } = input;
+  const limit = unseenFrom(messages);
+  let out: Message[] | undefined;
+  let calls: ReturnType<typeof callsById> | undefined;
+  const events: StrategyEvent[] = [];
+  for (let i = 0; i < limit && tokens >= target; i++) {
+    const m = messages[i]!;
+    if (m.role !== 'tool' || isMasked(m)) continue;
+    calls ??= callsById(messages);
+    const masked = withContent(m, placeholder(m, calls.get(m.toolCallId)), strategyOrigin(NAME, 'masked'));
+    const before = counter.countMessage(m);
+    const after = counter.countMessage(masked);
+    if (after >= before) continue; // a placeholder longer than the output saves nothing
+    out ??= [...messages];
+    out[i] = masked;
+    tokens -= before - after;
+    events.push({ kind: 'masked', messageId: m.id, detail: `${m.name} output masked`, tokensBefore: before, tokensAfter: after });
+  }
+  return { messages: out ?? messages, tokens, events };
+}
+
+/**
+ * The messages a restarted session carries (seed 000 Pitfall 4: whole cycles only): the last N
+ * cycles. A cycle still in progress, as the only cycle of an agent whose every turn calls a tool is,
+ * counts as one and is carried as its opening user message plus its last N tool rounds, so the task
+ * is not lost and no call is separated from its result.
+ */
+export function carryover(messages: readonly Message[], turns: number): Message[] {
+  if (turns === 0) return [];
+  const body = messages.filter((m) => m.role !== 'system');
+  const all = cycles(body);
+  const current = all.at(-1);
+  if (!current) return [];
+  const take = (spans: readonly Span[]): Message[] => spans.flatMap((s) => body.slice(s.start, s.end));
+  if (current.complete) return take(all.slice(-turns));
+  // The cycle in progress counts as one of the N.
+  const previous = turns > 1 ? all.slice(0, -1).slice(-(turns - 1)) : [];
+  const opener = body[current.start]!.role === 'user' ? [body[current.start]!] : [];
+  const inner = rounds(body, current.start + opener.length).slice(-turns);
+  return [...take(previous), ...opener, ...take(inner)];
+}
+
+export const masking: StrategyDefinition = {
+  name: NAME,
+  seed: '000',
+  summary: 'Seed 000: mask the oldest tool outputs at 70%, wind down and restart with the last cycles at 90%.',
+  params: [
+    { name: 'softThreshold', kind: 'fraction', default: 0.7, description: 'Mask oldest tool outputs above this share of the window.' },
+    { name: 'hardThreshold', kind: 'fraction', default: 0.9, description: 'Wind down, then restart the session, above this share of the window.' },
+    { name: 'carryoverTurns', kind: 'integer', default: 5, min: 0, max: 1000, description: 'Complete interaction cycles carried into a restarted session.' },
+    { name: 'maxRestarts', kind: 'integer', default: 'unlimited', min: 0, unlimited: true, description: 'Restarts allowed before the run stops ("unlimited" by default, as in the seed).' },
+    { name: 'autoRestart', kind: 'boolean', default: true, description: 'Restart without confirmation; false stops the run at the hard threshold.' },
+    { name: 'measure', kind: 'choice', default: 'projected', values: ['projected', 'last-prompt'], description: 'Context size: last prompt tokens plus what was appended since, or the last prompt tokens alone (seed literal).' },
+  ],
+  checkParams: (p) =>
+    (p['softThreshold'] as number) < (p['hardThreshold'] as number)
+      ? undefined
+      : `softThreshold (${p['softThreshold']}) must be below hardThreshold (${p['hardThreshold']})`,
+  thresholds: (p) => [
+    { label: 'soft (mask)', fraction: p['softThreshold'] as number },
+    { label: 'hard (restart)', fraction: p['hardThreshold'] as number },
+  ],
+  create(params: Params) {
+    const p = params as unknown as MaskingParams;
+    let windDownSent = false;
+    let restarts = 0;
+    let warnedMissingUsage = false;
+
+    const restart = (input: StrategyInput): RequestPlan => {
+      if (!p.autoRestart) return { messages: input.messages, stop: 'hard threshold reached and autoRestart=false: the restart waits for a confirmation' };
+      if (p.maxRestarts !== 'unlimited' && restarts >= p.maxRestarts) return { messages: input.messages, stop: `max_restarts (${p.maxRestarts}) reached` };
+      restarts += 1;
+      const session = input.session + 1;
+      const marker = systemMessage({
+        id: `${NAME}:restart-marker:${session}`,
+        content: restartMarker(session, input.sessionSteps),
+        origin: strategyOrigin(NAME, 'restart-marker'),
+      });
+      const carried = carryover(input.messages, p.carryoverTurns);
+      const head: SystemMessage[] = input.systemPrompt ? [input.systemPrompt, marker] : [marker];
+      const messages = [...head, ...carried];
+      const event: StrategyEvent = {
+        kind: 'restart',
+        messageId: marker.id,
+        detail: `session ${session}: carried ${carried.length} messages`,
+        tokensBefore: input.counter.countContext(input.messages),
+        tokensAfter: input.counter.countContext(messages),
+      };
+      return { messages, newSession: true, events: [event] };
+    };
+
+    return {
+      beforeRequest(input: StrategyInput): RequestPlan {
+        const events: StrategyEvent[] = [];
+        let messages = input.messages;
+        let tokens: number;
+        let newSession = false;
+        if (windDownSent) {
+          windDownSent = false;
+          const plan = restart(input);
+          if (plan.stop) return plan;
+          messages = plan.messages;
+          events.push(...(plan.events ?? []));
+          newSession = true;
+          tokens = input.counter.countContext(messages);
+        } else {
+          const pressure = measurePressure(input, p.measure);
+          tokens = pressure.tokens;
+          if (pressure.usageMissing && !warnedMissingUsage) {
+            warnedMissingUsage = true;
+            events.push({ kind: 'warning', detail: 'the backend reported no prompt tokens: using the local count (seed 000 fallback)' });
+          }
+        }
+        const soft = p.softThreshold * input.window;
+        if (tokens >= soft) {
+          const masked = maskOldest(input, messages, tokens, soft);
+          messages = masked.messages;
+          tokens = masked.tokens;
+          events.push(...masked.events);
+        }
+        if (!newSession && tokens >= p.hardThreshold * input.window) {
+          const windDown = systemMessage({
+            id: `${NAME}:wind-down:${input.step}`,
+            content: windDownMessage(tokens / input.window, input.window - tokens),
+            origin: strategyOrigin(NAME, 'wind-down'),
+          });
+          messages = [...messages, windDown];
+          windDownSent = true;
+          events.push({ kind: 'wind_down', messageId: windDown.id, detail: `context at ${Math.round((tokens / input.window) * 100)}% of the window` });
+        }
+        return { messages, events, newSession };
+      },
+    };
+  },
+};
