@@ -99,18 +99,21 @@ describe('masking', () => {
   });
 
   describe('hard threshold and restart', () => {
+    const thought = 'I will reason about this at length. '.repeat(40);
+    const longRounds = () => [...round('bash', 'ok', {}, thought), ...round('bash', 'ok', {}, thought), ...round('bash', 'ok', {}, thought)];
+
     it('injects the wind-down message, then restarts with the system prompt, marker and carryover', async () => {
       const system = sys('Be careful.');
-      const history = [system, user('task'), ...round('bash', big('a', 50)), ...round('bash', big('b', 50)), ...round('bash', big('c', 50))];
-      const tokens = counter.countContext(history);
-      // Window so small that even masking everything leaves us above 90%.
-      const window = Math.ceil(tokens / 2.5);
+      // Reasoning, not outputs, fills the context: masking cannot bring it under the hard threshold.
+      const history = [system, user('task'), ...longRounds()];
+      const window = Math.ceil(counter.countContext(history) / 0.93);
       const run = masking.create(params('carryoverTurns=1'));
       const first = await plan(run, input(history, window, { sessionSteps: 3 }));
       const windDown = first.messages.at(-1)!;
       expect(windDown.role).toBe('system');
-      expect(windDown.content).toMatch(/^\[Context window \d+% full \(~\d+ tokens remaining\)\. Please wrap up/);
-      expect(first.events.map((e) => e.kind)).toContain('wind_down');
+      expect(windDown.content).toMatch(/^\[Context window 93% full \(~\d+ tokens remaining\)\. Please wrap up/);
+      expect(first.events.map((e) => e.kind)).toEqual(['wind_down']);
+      expect(first.newSession).toBe(false);
 
       const appended = [...first.messages, ...round('bash', 'final output')];
       const second = await plan(run, input(appended, window, { step: 1, sessionSteps: 4, last: { promptTokens: 100, sentCount: first.messages.length } }));
@@ -123,6 +126,16 @@ describe('masking', () => {
       expect(second.messages.at(-1)!.content).toBe('final output');
       expect(second.events.map((e) => e.kind)).toContain('restart');
       expect(checkPairing(second.messages)).toEqual([]);
+    });
+
+    it('restarts at once when even the wind-down exchange would not fit the window (seed Pitfall 6)', async () => {
+      const history = [sys(), user('task'), ...longRounds()];
+      const window = Math.ceil(counter.countContext(history) / 0.995);
+      const result = await plan(masking.create(params('carryoverTurns=1')), input(history, window, { sessionSteps: 3 }));
+      expect(result.newSession).toBe(true);
+      expect(result.events.map((e) => e.kind)).toEqual(['restart']);
+      expect(result.messages.some((m) => m.content.startsWith('[Context window'))).toBe(false);
+      expect(counter.countContext(result.messages)).toBeLessThan(window);
     });
 
     it('stops when max_restarts is reached, or at the hard threshold with autoRestart=false', async () => {

@@ -134,9 +134,14 @@ export const masking: StrategyDefinition = {
     let restarts = 0;
     let warnedMissingUsage = false;
 
-    const restart = (input: StrategyInput): RequestPlan => {
-      if (!p.autoRestart) return { messages: input.messages, stop: 'hard threshold reached and autoRestart=false: the restart waits for a confirmation' };
-      if (p.maxRestarts !== 'unlimited' && restarts >= p.maxRestarts) return { messages: input.messages, stop: `max_restarts (${p.maxRestarts}) reached` };
+    const restartRefusal = (): string | undefined => {
+      if (!p.autoRestart) return 'hard threshold reached and autoRestart=false: the restart waits for a confirmation';
+      if (p.maxRestarts !== 'unlimited' && restarts >= p.maxRestarts) return `max_restarts (${p.maxRestarts}) reached`;
+      return undefined;
+    };
+
+    /** A new session: the system prompt (re-read), the restart marker, the carried cycles. */
+    const restart = (input: StrategyInput, from: readonly Message[], why: string): { messages: Message[]; event: StrategyEvent } => {
       restarts += 1;
       const session = input.session + 1;
       const marker = systemMessage({
@@ -144,59 +149,71 @@ export const masking: StrategyDefinition = {
         content: restartMarker(session, input.sessionSteps),
         origin: strategyOrigin(NAME, 'restart-marker'),
       });
-      const carried = carryover(input.messages, p.carryoverTurns);
-      const head: SystemMessage[] = input.systemPrompt ? [input.systemPrompt, marker] : [marker];
-      const messages = [...head, ...carried];
+      const carried = carryover(from, p.carryoverTurns);
+      const messages = [...(input.systemPrompt ? [input.systemPrompt, marker] : [marker]), ...carried];
       const event: StrategyEvent = {
         kind: 'restart',
         messageId: marker.id,
-        detail: `session ${session}: carried ${carried.length} messages`,
-        tokensBefore: input.counter.countContext(input.messages),
+        detail: `session ${session} (${why}): carried ${carried.length} messages`,
+        tokensBefore: input.counter.countContext(from),
         tokensAfter: input.counter.countContext(messages),
       };
-      return { messages, newSession: true, events: [event] };
+      return { messages, event };
     };
 
     return {
       beforeRequest(input: StrategyInput): RequestPlan {
+        const { counter, window } = input;
         const events: StrategyEvent[] = [];
         let messages = input.messages;
         let tokens: number;
         let newSession = false;
+        const maskIfNeeded = (): void => {
+          const soft = p.softThreshold * window;
+          if (tokens < soft) return;
+          const masked = maskOldest(input, messages, tokens, soft);
+          ({ messages, tokens } = masked);
+          events.push(...masked.events);
+        };
+        const startSession = (why: string): void => {
+          const next = restart(input, messages, why);
+          ({ messages } = next);
+          events.push(next.event);
+          newSession = true;
+          tokens = counter.countContext(messages);
+          maskIfNeeded();
+        };
+
         if (windDownSent) {
           windDownSent = false;
-          const plan = restart(input);
-          if (plan.stop) return plan;
-          messages = plan.messages;
-          events.push(...(plan.events ?? []));
-          newSession = true;
-          tokens = input.counter.countContext(messages);
-        } else {
-          const pressure = measurePressure(input, p.measure);
-          tokens = pressure.tokens;
-          if (pressure.usageMissing && !warnedMissingUsage) {
-            warnedMissingUsage = true;
-            events.push({ kind: 'warning', detail: 'the backend reported no prompt tokens: using the local count (seed 000 fallback)' });
-          }
+          const refusal = restartRefusal();
+          if (refusal) return { messages, stop: refusal };
+          startSession('after the wind-down exchange');
+          return { messages, events, newSession };
         }
-        const soft = p.softThreshold * input.window;
-        if (tokens >= soft) {
-          const masked = maskOldest(input, messages, tokens, soft);
-          messages = masked.messages;
-          tokens = masked.tokens;
-          events.push(...masked.events);
+        const pressure = measurePressure(input, p.measure);
+        tokens = pressure.tokens;
+        if (pressure.usageMissing && !warnedMissingUsage) {
+          warnedMissingUsage = true;
+          events.push({ kind: 'warning', detail: 'the backend reported no prompt tokens: using the local count (seed 000 fallback)' });
         }
-        if (!newSession && tokens >= p.hardThreshold * input.window) {
-          const windDown = systemMessage({
-            id: `${NAME}:wind-down:${input.step}`,
-            content: windDownMessage(tokens / input.window, input.window - tokens),
-            origin: strategyOrigin(NAME, 'wind-down'),
-          });
-          messages = [...messages, windDown];
-          windDownSent = true;
-          events.push({ kind: 'wind_down', messageId: windDown.id, detail: `context at ${Math.round((tokens / input.window) * 100)}% of the window` });
+        maskIfNeeded();
+        if (tokens < p.hardThreshold * window) return { messages, events, newSession };
+
+        const windDown = systemMessage({
+          id: `${NAME}:wind-down:${input.step}`,
+          content: windDownMessage(tokens / window, window - tokens),
+          origin: strategyOrigin(NAME, 'wind-down'),
+        });
+        // Seed 000 Pitfall 6: when even the wind-down exchange cannot fit, restart at once instead
+        // of sending a request the provider would refuse (or, on Ollama, silently truncate).
+        if (tokens + counter.countMessage(windDown) > window && restartRefusal() === undefined) {
+          startSession('no room left for the wind-down exchange');
+          return { messages, events, newSession };
         }
-        return { messages, events, newSession };
+        windDownSent = true;
+        events.push({ kind: 'wind_down', messageId: windDown.id, detail: `context at ${Math.round((tokens / window) * 100)}% of the window` });
+        return { messages: [...messages, windDown], events, newSession };
       },
     };
   },

@@ -1,0 +1,26 @@
+#!/usr/bin/env node
+/**
+ * The `bench` entry: the only place that turns errors into output and exit codes.
+ * 0 = success, 1 = a user-facing error (one line on stderr), 2 = an internal bug (with its stack),
+ * 130 = interrupted (finished runs kept).
+ */
+import { CommanderError } from 'commander';
+import { isCtxbenchError } from '../core/errors.js';
+import { buildProgram } from './program.js';
+
+async function main(): Promise<number> {
+  try {
+    await buildProgram().parseAsync(process.argv);
+    return process.exitCode === undefined ? 0 : Number(process.exitCode);
+  } catch (error) {
+    if (error instanceof CommanderError) return error.exitCode; // commander already printed it
+    if (isCtxbenchError(error)) {
+      process.stderr.write(`bench: ${error.message}\n`);
+      return error.exitCode;
+    }
+    process.stderr.write(`bench: internal error (please report it): ${(error as Error)?.stack ?? String(error)}\n`);
+    return 2;
+  }
+}
+
+process.exitCode = await main();

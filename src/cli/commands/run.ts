@@ -1,0 +1,101 @@
+/**
+ * `bench run`: validate everything first (strategies, params, scenarios, database), then replay the
+ * matrix, saving each finished run at once, and print the summary and the paths it wrote.
+ */
+import { randomBytes } from 'node:crypto';
+import path from 'node:path';
+import { CtxbenchError } from '../../core/errors.js';
+import { createTokenCounter } from '../../core/tokens.js';
+import { createMockBackend } from '../../llm/mock.js';
+import { renderReport, writeReport } from '../../report/render.js';
+import { runMatrix } from '../../runner/matrix.js';
+import type { RunResult } from '../../runner/types.js';
+import { loadScenario, resolveScenarioPaths } from '../../scenarios/load.js';
+import { selectStrategies } from '../../strategies/index.js';
+import { parseAssignment, resolveParams } from '../../strategies/params.js';
+import { ResultStore } from '../../store/result-store.js';
+import { parseEncoding, parseTokenCount } from '../options.js';
+import { BUNDLED_SCENARIOS, VERSION } from '../paths.js';
+import { createProgress } from '../progress.js';
+import { runTable, strategyTable, usageLine } from '../summary.js';
+
+export interface RunOptions {
+  readonly strategy: string[];
+  readonly scenario?: string[];
+  readonly window?: string;
+  readonly param: string[];
+  readonly db: string;
+  readonly report: string | false;
+  readonly encoding: string;
+  readonly provider: string;
+}
+
+const PROVIDERS = ['mock'];
+
+export function newBatchId(now = new Date()): string {
+  return `${now.toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, 'Z')}-${randomBytes(3).toString('hex')}`;
+}
+
+export async function runCommand(options: RunOptions, argv: readonly string[]): Promise<void> {
+  if (!PROVIDERS.includes(options.provider)) {
+    throw new CtxbenchError('OPTION_INVALID', `--provider ${options.provider}: unknown provider (known: ${PROVIDERS.join(', ')})`);
+  }
+  const strategies = selectStrategies(options.strategy);
+  const params = resolveParams(strategies, options.param.map(parseAssignment));
+  const windowOverride = options.window === undefined ? undefined : parseTokenCount('--window', options.window);
+  const encoding = parseEncoding(options.encoding);
+  const files = await resolveScenarioPaths(options.scenario ?? [BUNDLED_SCENARIOS]);
+  const scenarios = [];
+  for (const file of files) scenarios.push(await loadScenario(file));
+
+  const store = await ResultStore.open(options.db);
+  const progress = createProgress();
+  const abort = new AbortController();
+  const onSigint = (): void => {
+    if (abort.signal.aborted) process.exit(130);
+    abort.abort();
+    process.stderr.write('\nbench: interrupted: finishing the run in progress, then stopping (Ctrl-C again to quit now)\n');
+  };
+  process.on('SIGINT', onSigint);
+  const saved: RunResult[] = [];
+  try {
+    const counter = await createTokenCounter(encoding);
+    const batchId = newBatchId();
+    await store.saveBatch({ batchId, createdAt: new Date(), command: ['bench', ...argv].join(' '), version: VERSION });
+    await runMatrix({
+      scenarios,
+      entries: strategies.map((strategy) => ({ strategy, params: params.get(strategy.name)! })),
+      backend: createMockBackend(counter),
+      counter,
+      batchId,
+      windowOverride,
+      signal: abort.signal,
+      onRunStart: (label, index, total, steps) => progress.runStarted(label, index, total, steps),
+      onStep: (done, total) => progress.step(done, total),
+      onWarning: (message) => process.stderr.write(`bench: warning: ${message}\n`),
+      onRun: async (run) => {
+        await store.saveRun(run);
+        saved.push(run);
+        progress.runFinished(run);
+      },
+    });
+  } finally {
+    progress.stop();
+    process.off('SIGINT', onSigint);
+    await store.close();
+  }
+
+  const out = process.stdout;
+  out.write(`\n${runTable(saved)}\n\n${strategyTable(saved)}\n`);
+  const usage = usageLine(saved);
+  if (usage) out.write(`\n${usage}\n`);
+  out.write(`\nResults: ${path.resolve(options.db)}\n`);
+  if (options.report !== false) {
+    const html = renderReport(saved, { generatedAt: new Date(), version: VERSION, database: path.resolve(options.db) });
+    await writeReport(options.report, html);
+    out.write(`Report:  ${path.resolve(options.report)}\n`);
+  }
+  if (abort.signal.aborted) {
+    throw new CtxbenchError('INTERRUPTED', `interrupted: ${saved.length} finished run(s) kept in ${options.db}`);
+  }
+}

@@ -1,0 +1,27 @@
+/**
+ * Parsers for flag values: each throws a one-line error naming the flag.
+ */
+import { CtxbenchError } from '../core/errors.js';
+import { ENCODINGS, type Encoding } from '../core/tokens.js';
+
+const invalid = (flag: string, value: string, expected: string): CtxbenchError =>
+  new CtxbenchError('OPTION_INVALID', `${flag} ${value}: expected ${expected}`);
+
+/** A token count: "32768", "32k" (x1024) or "1m" (x1024^2), at least 256. */
+export function parseTokenCount(flag: string, value: string): number {
+  const match = /^(\d+(?:\.\d+)?)([km]?)$/i.exec(value.trim().replace(/[_,]/g, ''));
+  const unit = match?.[2]?.toLowerCase();
+  const n = match ? Math.round(Number(match[1]) * (unit === 'k' ? 1024 : unit === 'm' ? 1024 * 1024 : 1)) : NaN;
+  if (!Number.isInteger(n) || n < 256) throw invalid(flag, value, 'a token count of at least 256, like 32768 or 32k');
+  return n;
+}
+
+export function parseEncoding(value: string): Encoding {
+  if ((ENCODINGS as readonly string[]).includes(value)) return value as Encoding;
+  throw invalid('--encoding', value, `one of ${ENCODINGS.join(', ')}`);
+}
+
+/** Commander collector for repeatable flags. */
+export function collect(value: string, previous: string[] = []): string[] {
+  return [...previous, value];
+}

@@ -1,0 +1,69 @@
+/**
+ * The `bench` command table. Commands only parse and normalize flags, then call into the core;
+ * they are imported lazily so `bench --help` stays fast.
+ */
+import { Command, Option } from 'commander';
+import { collect } from './options.js';
+import { DEFAULT_DB, DEFAULT_REPORT, VERSION } from './paths.js';
+
+export function buildProgram(): Command {
+  const program = new Command('bench')
+    .description('ctxbench: replay long agent tasks through context-management strategies and compare tokens and success.')
+    .version(VERSION)
+    .showHelpAfterError('(run with --help for usage)')
+    .exitOverride();
+
+  program
+    .command('run')
+    .description('Replay scenarios through strategies, store every step in DuckDB, print a summary and write an HTML report.')
+    .option('-s, --strategy <names>', 'strategy to run; repeat or comma-separate; "all" for every one (default: raw,masking)', collect)
+    .option('--scenario <path>', 'scenario file, folder or glob; repeatable (default: the bundled scenarios)', collect)
+    .option('-w, --window <tokens>', "override every scenario's context window, e.g. 32768 or 32k (k = 1024)")
+    .option('-p, --param <name=value>', 'strategy parameter, e.g. softThreshold=0.6 or masking.softThreshold=0.6; repeatable', collect, [])
+    .option('--db <file>', 'DuckDB results file', DEFAULT_DB)
+    .option('--report <file>', 'HTML report to write', DEFAULT_REPORT)
+    .option('--no-report', 'do not write the HTML report')
+    .addOption(new Option('--encoding <name>', 'tokenizer for local counts').default('o200k_base'))
+    .addOption(new Option('--provider <name>', 'LLM backend').default('mock'))
+    .addHelpText(
+      'after',
+      '\nExamples:\n  bench run --window 32k\n  bench run --strategy masking --param softThreshold=0.6 --scenario my-agent-logs/\n  bench run -s raw -s masking --scenario "logs/**/*.traj.json" --db results.duckdb --no-report',
+    )
+    .action(async (opts, cmd: Command) => {
+      const { runCommand } = await import('./commands/run.js');
+      await runCommand({ ...opts, strategy: opts.strategy ?? ['raw,masking'] }, cmd.parent?.args ?? []);
+    });
+
+  const scenarios = program.command('scenarios').description('List, validate and import scenario files.');
+  scenarios
+    .command('list')
+    .description('List scenarios with their steps, token size, recorded peak usage, model window and outcome.')
+    .argument('[paths...]', 'files, folders or globs (default: the bundled scenarios)')
+    .action(async (paths: string[]) => (await import('./commands/scenarios.js')).listCommand(paths));
+  scenarios
+    .command('validate')
+    .description('Check scenario files (any known format); exits 1 if any is invalid.')
+    .argument('<paths...>', 'files, folders or globs')
+    .action(async (paths: string[]) => (await import('./commands/scenarios.js')).validateCommand(paths));
+  scenarios
+    .command('import')
+    .description('Convert a recorded trajectory (mini-swe-agent, OpenHands litellm log, ...) to a ctxbench scenario.')
+    .argument('<file>', 'the recorded trajectory')
+    .option('-o, --output <file>', 'write here (.json or .yaml) instead of stdout')
+    .action(async (file: string, opts) => (await import('./commands/scenarios.js')).importCommand(file, opts));
+
+  program
+    .command('strategies')
+    .description('List strategies with their parameters, defaults and ranges.')
+    .action(async () => (await import('./commands/strategies.js')).strategiesCommand());
+
+  program
+    .command('report')
+    .description('Render an HTML report from a DuckDB results file.')
+    .option('--db <file>', 'DuckDB results file', DEFAULT_DB)
+    .option('-o, --output <file>', 'HTML file to write', DEFAULT_REPORT)
+    .option('--batch <id>', 'which `bench run` to report: a batch id, or "all" (default: the latest)')
+    .action(async (opts) => (await import('./commands/report.js')).reportCommand(opts));
+
+  return program;
+}

@@ -1,0 +1,104 @@
+/**
+ * The HTML report: one self-contained page (inline CSS, JS, data and chart library) that opens from
+ * file:// offline. Templates are read next to this module, so the same code runs from src and dist.
+ */
+import { createHash, randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { mkdir, rename, rm, writeFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
+import { basename, dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import Handlebars from 'handlebars';
+import type { RunResult } from '../runner/types.js';
+import { buildView, type ReportMeta } from './view.js';
+
+export type { ReportMeta } from './view.js';
+
+interface Assets {
+  readonly template: Handlebars.TemplateDelegate;
+  readonly css: string;
+  readonly pageJs: string;
+  readonly uplotJs: string;
+  readonly uplotCss: string;
+}
+
+let assets: Assets | undefined;
+
+function loadAssets(): Assets {
+  const templates = fileURLToPath(new URL('./templates/', import.meta.url));
+  const read = (file: string): string => readFileSync(join(templates, file), 'utf8');
+  const uplotDist = dirname(createRequire(import.meta.url).resolve('uplot'));
+  const uplotDir = dirname(uplotDist);
+  const { version, license } = JSON.parse(readFileSync(join(uplotDir, 'package.json'), 'utf8')) as {
+    version: string;
+    license: string;
+  };
+  const copyright = /^Copyright .*$/m.exec(readFileSync(join(uplotDir, 'LICENSE'), 'utf8'))?.[0] ?? '';
+  // The stock banner is a URL; the page must name none, so it is swapped for the license notice.
+  const stock = readFileSync(join(uplotDist, 'uPlot.iife.min.js'), 'utf8').replace(/^\/\*![^]*?\*\/\s*/, '');
+  const uplotJs = `/*! uPlot v${version} | ${license} License | ${copyright} */\n${stock}`;
+  // A private instance: no global helpers or partials leak in, and strict mode catches a misspelt field.
+  const hbs = Handlebars.create();
+  return {
+    template: hbs.compile(read('report.hbs'), { strict: true, knownHelpersOnly: true }),
+    css: read('report.css'),
+    pageJs: read('report.client.js'),
+    uplotJs,
+    uplotCss: readFileSync(join(uplotDist, 'uPlot.min.css'), 'utf8'),
+  };
+}
+
+/** JSON that can sit inside <script>: no "</script>" or "<!--", and no line separators old parsers choke on. */
+export function jsonForScript(value: unknown): string {
+  return JSON.stringify(value)
+    .replace(/</g, '\\u003c')
+    .replace(/\u2028/g, '\\u2028')
+    .replace(/\u2029/g, '\\u2029');
+}
+
+/** Third-party code goes into raw-text elements, where only a closing tag could end it early. */
+const inlineSafe = (code: string, tag: 'script' | 'style'): string =>
+  code.replace(new RegExp(`</(${tag})`, 'gi'), '<\\/$1');
+
+const sha256 = (text: string): string => `'sha256-${createHash('sha256').update(text, 'utf8').digest('base64')}'`;
+
+/** Renders the report page. Pure: same runs and meta, same HTML. */
+export function renderReport(runs: readonly RunResult[], meta: ReportMeta): string {
+  assets ??= loadAssets();
+  const { data, ...view } = buildView(runs, meta);
+  const uplotJs = inlineSafe(assets.uplotJs, 'script');
+  const pageJs = inlineSafe(assets.pageJs, 'script');
+  // Only the two scripts shipped here may run, so markup that slipped past escaping still can't execute.
+  const csp = [
+    "default-src 'none'",
+    `script-src ${sha256(uplotJs)} ${sha256(pageJs)}`,
+    "style-src 'unsafe-inline'",
+    'img-src data:',
+    "base-uri 'none'",
+    "form-action 'none'",
+  ].join('; ');
+  return assets.template({
+    ...view,
+    csp,
+    css: inlineSafe(assets.css, 'style'),
+    uplotCss: inlineSafe(assets.uplotCss, 'style'),
+    uplotJs,
+    pageJs,
+    dataJson: jsonForScript(data),
+  });
+}
+
+/** Writes via a temp file in the same directory and a rename, so readers never see a partial report. */
+export async function writeReport(file: string, html: string): Promise<void> {
+  const dir = dirname(file);
+  await mkdir(dir, { recursive: true });
+  const temp = join(dir, `.${basename(file)}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`);
+  try {
+    await writeFile(temp, html, { encoding: 'utf8', flag: 'wx' });
+    await rename(temp, file);
+  } catch (error) {
+    // The write's error is the one worth reporting, even if the cleanup fails too.
+    await rm(temp, { force: true }).catch(() => undefined);
+    throw error;
+  }
+}

@@ -1,0 +1,187 @@
+/**
+ * End to end: the built `bench` binary spawned as a user runs it, on the bundled real trajectories.
+ */
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { ResultStore } from '../src/store/result-store.js';
+
+const ROOT = path.resolve(import.meta.dirname, '..');
+const BIN = path.join(ROOT, 'dist/cli/bin.js');
+const MINI_SWE_FIXTURES = path.join(ROOT, 'fixtures/trajectories/mini-swe-agent-gemini3pro');
+
+interface Result {
+  readonly code: number | null;
+  readonly stdout: string;
+  readonly stderr: string;
+}
+
+function bench(args: string[], cwd = mkdtempSync(path.join(tmpdir(), 'ctxbench-e2e-'))): Result & { cwd: string } {
+  const r = spawnSync(process.execPath, [BIN, ...args], { cwd, encoding: 'utf8', env: { ...process.env, NO_COLOR: '1' } });
+  return { code: r.status, stdout: r.stdout, stderr: r.stderr, cwd };
+}
+
+/** A user-facing error: non-zero exit, exactly one line on stderr naming the problem, no stack. */
+function expectOneLineError(r: Result, pattern: RegExp): void {
+  expect(r.code).toBe(1);
+  expect(r.stderr.trim().split('\n')).toHaveLength(1);
+  expect(r.stderr).toMatch(pattern);
+  expect(r.stderr).not.toMatch(/\n\s+at /);
+}
+
+beforeAll(() => {
+  execFileSync('npm', ['run', 'build', '--silent'], { cwd: ROOT, stdio: 'ignore' });
+}, 120_000);
+
+describe('bench run (the README main job)', () => {
+  let main: Result & { cwd: string };
+  beforeAll(() => {
+    main = bench(['run', '--window', '32k']);
+  }, 120_000);
+
+  it('prints the summary table and the paths it wrote', () => {
+    expect(main.code).toBe(0);
+    for (const header of ['strategy', 'steps', 'sessions', 'restarts', 'total input tokens', 'peak ctx', 'overflowed']) {
+      expect(main.stdout).toContain(header);
+    }
+    const db = /Results: (.+)/.exec(main.stdout)![1]!;
+    const html = /Report:\s+(.+)/.exec(main.stdout)![1]!;
+    expect(db).toBe(path.join(main.cwd, 'reports/ctxbench.duckdb'));
+    expect(existsSync(db) && existsSync(html)).toBe(true);
+    expect(readFileSync(html, 'utf8')).toContain('<html');
+  });
+
+  it('reports the token-count error against the recorded provider usage', () => {
+    expect(main.stdout).toMatch(/Token counts vs recorded provider usage \(o200k_base, raw replay, \d+ steps of \d+ scenarios\): mean absolute error \d+\.\d%/);
+  });
+
+  it('stores every step: raw overflows where masking does not', async () => {
+    const store = await ResultStore.openExisting(path.join(main.cwd, 'reports/ctxbench.duckdb'));
+    const runs = await store.loadRuns();
+    await store.close();
+    const raw = runs.filter((r) => r.config.strategy === 'raw');
+    const masking = runs.filter((r) => r.config.strategy === 'masking');
+    expect(raw.length).toBeGreaterThanOrEqual(5);
+    expect(masking).toHaveLength(raw.length);
+    expect(raw.filter((r) => r.summary.status === 'overflow').length).toBeGreaterThanOrEqual(3);
+    for (const r of masking) {
+      const twin = raw.find((x) => x.config.scenarioId === r.config.scenarioId)!;
+      if (twin.summary.status === 'overflow') expect(r.summary.status).toBe('completed');
+      expect(r.steps).toHaveLength(r.summary.steps);
+    }
+  });
+});
+
+describe('bench subcommands', () => {
+  it('strategies lists every strategy with its parameters and defaults', () => {
+    const r = bench(['strategies']);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/^raw: /m);
+    expect(r.stdout).toMatch(/^masking \(seed 000\): /m);
+    expect(r.stdout).toContain('--param masking.softThreshold=0.7');
+    expect(r.stdout).toContain('--param masking.carryoverTurns=5');
+  });
+
+  it('scenarios list shows the bundled scenarios', () => {
+    const r = bench(['scenarios', 'list']);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/recorded peak/);
+    expect(r.stdout.trim().split('\n').length).toBeGreaterThanOrEqual(2 + 5);
+  });
+
+  it('scenarios import names the format it detected and writes a valid scenario', () => {
+    const source = path.join(MINI_SWE_FIXTURES, 'trajs/django__django-14155/django__django-14155.traj.json');
+    const out = bench(['scenarios', 'import', source, '-o', 'imported.yaml']);
+    expect(out.stderr).toMatch(/detected format mini-swe-agent-1/);
+    expect(out.code).toBe(0);
+    const check = bench(['scenarios', 'validate', 'imported.yaml'], out.cwd);
+    expect(check.code).toBe(0);
+    expect(check.stdout).toMatch(/^ok\s+imported\.yaml \(ctxbench, \d+ steps\)/);
+  });
+
+  it('report renders a results database', () => {
+    const run = bench(['run', '--scenario', path.join(ROOT, 'scenarios/openhands-codeact-sonnet35'), '--no-report', '--db', 'r.duckdb']);
+    expect(run.code).toBe(0);
+    expect(run.stdout).not.toContain('Report:');
+    const r = bench(['report', '--db', 'r.duckdb', '-o', 'out/r.html'], run.cwd);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/Report: .*out\/r\.html \(\d+ runs\)/);
+  });
+});
+
+describe('bad input: one line naming the problem, non-zero exit, nothing half-written', () => {
+  const broken = (content: string, name = 'broken.json'): string => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'ctxbench-bad-'));
+    writeFileSync(path.join(dir, name), content);
+    return dir;
+  };
+
+  it('an unknown strategy', () => {
+    expectOneLineError(bench(['run', '--strategy', 'raw,nope']), /^bench: --strategy nope: unknown strategy \(known: raw, masking, or "all"\)$/m);
+  });
+
+  it('a bad --param value, and an unknown parameter', () => {
+    expectOneLineError(bench(['run', '--param', 'softThreshold=2']), /--param softThreshold=2: masking\.softThreshold must be a fraction in \(0, 1\]/);
+    expectOneLineError(bench(['run', '-s', 'raw', '--param', 'softThreshold=0.5']), /no selected strategy has a parameter "softThreshold"/);
+  });
+
+  it('a bad --window', () => {
+    expectOneLineError(bench(['run', '--window', 'lots']), /--window lots: expected a token count/);
+  });
+
+  it('a missing scenario file', () => {
+    expectOneLineError(bench(['run', '--scenario', 'nowhere.json']), /--scenario nowhere\.json: no such file or directory/);
+  });
+
+  it('a malformed scenario file names the file and the field, and writes no database', () => {
+    const dir = broken(JSON.stringify({ ctxbench: 1, id: 'x', model: { name: 'gpt-4o' }, messages: [{ role: 'user', content: 'hi' }, { role: 'assistant', toolCalls: [{ id: 1 }] }] }));
+    const r = bench(['run', '--scenario', 'broken.json'], dir);
+    expectOneLineError(r, /^bench: broken\.json: messages\[1\]\.toolCalls\[0\]\.id: /);
+    expect(existsSync(path.join(dir, 'reports'))).toBe(false);
+  });
+
+  it('a scenario that is not JSON, and one in an unknown format', () => {
+    expectOneLineError(bench(['run', '--scenario', 'broken.json'], broken('{"ctxbench": 1,')), /broken\.json: not valid JSON/);
+    expectOneLineError(bench(['scenarios', 'import', 'broken.json'], broken('{"hello": []}')), /broken\.json: not a format ctxbench knows \(known: ctxbench \(scenario file\), mini-swe-agent-1, openhands-litellm/);
+  });
+
+  it('scenarios validate lists each failure and exits 1', () => {
+    const dir = broken('{"ctxbench": 2}');
+    const r = bench(['scenarios', 'validate', 'broken.json'], dir);
+    expect(r.code).toBe(1);
+    expect(r.stdout).toMatch(/^FAIL\s+broken\.json: ctxbench: /m);
+    expect(r.stderr.trim()).toBe('bench: 1 of 1 scenario file(s) invalid');
+  });
+
+  it('an unwritable --db', () => {
+    const dir = broken('not a directory', 'afile');
+    expectOneLineError(bench(['run', '--db', 'afile/x.duckdb'], dir), /--db afile\/x\.duckdb: cannot open/);
+  });
+
+  it('a report from a missing or empty database', () => {
+    expectOneLineError(bench(['report', '--db', 'missing.duckdb']), /missing\.duckdb: no such results database/);
+  });
+
+  it('an interrupted run keeps every finished run and nothing half-written', async () => {
+    const cwd = mkdtempSync(path.join(tmpdir(), 'ctxbench-int-'));
+    const child = spawn(process.execPath, [BIN, 'run', '--window', '32k', '--no-report'], { cwd, env: { ...process.env, NO_COLOR: '1' } });
+    let stderr = '';
+    const code = await new Promise<number | null>((resolve) => {
+      child.stderr.on('data', (chunk: Buffer) => {
+        stderr += chunk.toString();
+        if (/\[2\/\d+\]/.test(stderr) && !child.killed) child.kill('SIGINT');
+      });
+      child.on('exit', (c) => resolve(c));
+    });
+    expect(code).toBe(130);
+    expect(stderr).toMatch(/bench: interrupted: \d+ finished run\(s\) kept in /);
+    const store = await ResultStore.openExisting(path.join(cwd, 'reports/ctxbench.duckdb'));
+    const runs = await store.loadRuns();
+    await store.close();
+    expect(runs.length).toBeGreaterThanOrEqual(2);
+    expect(runs.length).toBeLessThan(14);
+    for (const r of runs) expect(r.steps.length).toBeGreaterThanOrEqual(r.summary.steps);
+  });
+});
