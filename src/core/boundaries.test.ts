@@ -1,37 +1,9 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { call, history, result, say, sys, user, wellFormedMessagesArb as wellFormedArb } from '../../test/helpers/drafts.js';
 import { cycles, rounds, type Span } from './boundaries.js';
 import { assistantMessage, systemMessage, toolMessage, userMessage, type Message } from './messages.js';
 import { checkPairing } from './pairing.js';
-
-// ---------------------------------------------------------------------------------------------------
-// Fixture builders: a draft becomes a message once `history` gives it its index-based id (m0, m1, ...).
-// ---------------------------------------------------------------------------------------------------
-
-type Draft = (id: string) => Message;
-
-const sys =
-  (content = 'You are a careful coding agent.'): Draft =>
-  (id) =>
-    systemMessage({ id, content });
-const user =
-  (content: string): Draft =>
-  (id) =>
-    userMessage({ id, content });
-const say =
-  (content: string): Draft =>
-  (id) =>
-    assistantMessage({ id, content });
-const call =
-  (...callIds: string[]): Draft =>
-  (id) =>
-    assistantMessage({ id, content: '', toolCalls: callIds.map((c) => ({ id: c, name: 'bash', arguments: '{}' })) });
-const result =
-  (callId: string): Draft =>
-  (id) =>
-    toolMessage({ id, toolCallId: callId, name: 'bash', content: `output of ${callId}` });
-
-const history = (...drafts: Draft[]): Message[] => drafts.map((draft, i) => draft(`m${i}`));
 
 // ---------------------------------------------------------------------------------------------------
 // Named fixtures.
@@ -99,43 +71,6 @@ const anyMessagesArb: fc.Arbitrary<Message[]> = fc
       return toolMessage({ id, toolCallId: `c${i - 1}`, name: 'f', content: 'r' });
     }),
   );
-
-/** Well-formed histories: user messages, assistant texts, parallel calls each followed by their results. */
-const wellFormedArb: fc.Arbitrary<Message[]> = fc
-  .record({
-    system: fc.boolean(),
-    blocks: fc.array(
-      fc.oneof(
-        fc.constant<readonly number[] | 'user' | 'text'>('user'),
-        fc.constant<readonly number[] | 'user' | 'text'>('text'),
-        fc.integer({ min: 1, max: 4 }).chain((n) =>
-          fc.shuffledSubarray(
-            Array.from({ length: n }, (_, i) => i),
-            { minLength: n, maxLength: n },
-          ),
-        ),
-      ),
-      { maxLength: 15 },
-    ),
-    trailingCalls: fc.boolean(),
-  })
-  .map(({ system, blocks, trailingCalls }) => {
-    const out: Message[] = [];
-    let calls = 0;
-    const id = (): string => `m${out.length}`;
-    if (system) out.push(systemMessage({ id: id(), content: 'You are an agent.' }));
-    for (const block of blocks) {
-      if (block === 'user') out.push(userMessage({ id: id(), content: 'Do it.' }));
-      else if (block === 'text') out.push(assistantMessage({ id: id(), content: 'Done.' }));
-      else {
-        const toolCalls = block.map(() => ({ id: `call_${calls++}`, name: 'f', arguments: '{}' }));
-        out.push(assistantMessage({ id: id(), content: '', toolCalls }));
-        for (const i of block) out.push(toolMessage({ id: id(), toolCallId: toolCalls[i]!.id, name: 'f', content: 'r' }));
-      }
-    }
-    if (trailingCalls) out.push(assistantMessage({ id: id(), content: '', toolCalls: [{ id: `call_${calls++}`, name: 'f', arguments: '{}' }] }));
-    return out;
-  });
 
 /** Spans are non-empty, contiguous and cover [from, length) exactly. */
 function expectExactCover(spans: readonly Span[], from: number, length: number): void {
