@@ -14,9 +14,8 @@ import { replayScenario } from '../src/runner/replay.js';
 import type { ParamValue, Params } from '../src/runner/types.js';
 import { parseScenario } from '../src/scenarios/scenario.js';
 import type { ScenarioFileMessage } from '../src/scenarios/schema.js';
-import { STRATEGIES } from '../src/strategies/index.js';
-import type { ParamSpec } from '../src/strategies/params.js';
-import type { StrategyDefinition } from '../src/strategies/types.js';
+import { select, type Selection } from '../src/strategies/index.js';
+import { defaultParams, type ParamSpec } from '../src/strategies/params.js';
 
 let counter: TokenCounter;
 beforeAll(async () => {
@@ -67,16 +66,19 @@ function paramValue(spec: ParamSpec): fc.Arbitrary<ParamValue> {
   }
 }
 
-function paramsFor(strategy: StrategyDefinition): fc.Arbitrary<Params> {
+/** A strategy: any parameters in range; a preset: its own settings (what users run). */
+function paramsFor({ strategy, preset }: Selection): fc.Arbitrary<Params> {
+  if (preset) return fc.constant({ ...defaultParams(strategy.params), ...preset.params });
   const record = Object.fromEntries(strategy.params.map((p) => [p.name, paramValue(p)]));
   return fc.record(record).filter((p) => strategy.checkParams?.(p) === undefined) as fc.Arbitrary<Params>;
 }
 
-describe.each(Object.values(STRATEGIES))('pairing invariant: $name', (strategy) => {
+describe.each(select(['all']))('pairing invariant: $name', (selection) => {
+  const { strategy } = selection;
   it('holds for every context sent, every parameter setting and every history', async () => {
     const seen = new Set<string>();
     await fc.assert(
-      fc.asyncProperty(history, paramsFor(strategy), fc.integer({ min: 300, max: 20_000 }), async (scenario, params, window) => {
+      fc.asyncProperty(history, paramsFor(selection), fc.integer({ min: 300, max: 20_000 }), async (scenario, params, window) => {
         const sent: (readonly Message[])[] = [];
         const mock = createMockBackend(counter);
         const run = await replayScenario({

@@ -7,12 +7,18 @@ import { ENCODINGS, type Encoding } from '../core/tokens.js';
 const invalid = (flag: string, value: string, expected: string): CtxbenchError =>
   new CtxbenchError('OPTION_INVALID', `${flag} ${value}: expected ${expected}`);
 
-/** A token count: "32768", "32k" (x1024) or "1m" (x1024^2), at least 256. */
-export function parseTokenCount(flag: string, value: string): number {
+/** A count: "32768", "32k" (x1024) or "1m" (x1024^2), at least `min` (256 for a window). */
+export function parseTokenCount(flag: string, value: string, min = 256): number {
   const match = /^(\d+(?:\.\d+)?)([km]?)$/i.exec(value.trim().replace(/[_,]/g, ''));
   const unit = match?.[2]?.toLowerCase();
   const n = match ? Math.round(Number(match[1]) * (unit === 'k' ? 1024 : unit === 'm' ? 1024 * 1024 : 1)) : NaN;
-  if (!Number.isInteger(n) || n < 256) throw invalid(flag, value, 'a token count of at least 256, like 32768 or 32k');
+  if (!Number.isInteger(n) || n < min) throw invalid(flag, value, `a whole number of at least ${min}, like 32768 or 32k`);
+  return n;
+}
+
+export function parseFraction(flag: string, value: string): number {
+  const n = Number(value);
+  if (value.trim() === '' || !Number.isFinite(n) || n < 0 || n > 1) throw invalid(flag, value, 'a fraction in [0, 1]');
   return n;
 }
 

@@ -16,7 +16,8 @@ export function buildProgram(): Command {
   program
     .command('run')
     .description('Replay scenarios through strategies, store every step in DuckDB, print a summary and write an HTML report.')
-    .option('-s, --strategy <names>', 'strategy to run; repeat or comma-separate; "all" for every one (default: raw,masking)', collect)
+    .option('-s, --strategy <names>', 'strategy to run; repeat or comma-separate; "all" for every strategy and preset (default: raw,masking)', collect)
+    .option('--preset <names>', 'a preset (a strategy with a field system\'s settings, see `bench strategies`); repeatable', collect, [])
     .option('--scenario <path>', 'scenario file, folder or glob; repeatable (default: the bundled scenarios)', collect)
     .option('-w, --window <tokens>', "override every scenario's context window, e.g. 32768 or 32k (k = 1024)")
     .option('-p, --param <name=value>', 'strategy parameter, e.g. softThreshold=0.6 or masking.softThreshold=0.6; repeatable', collect, [])
@@ -25,13 +26,17 @@ export function buildProgram(): Command {
     .option('--no-report', 'do not write the HTML report')
     .addOption(new Option('--encoding <name>', 'tokenizer for local counts').default('o200k_base'))
     .addOption(new Option('--provider <name>', 'LLM backend').default('mock'))
+    .option('--mock-recall <fraction>', 'mock LLM: share of facts a summary or checkpoint keeps', '0.8')
+    .option('--mock-summary-tokens <n>', 'mock LLM: longest summary or checkpoint, in tokens', '800')
+    .option('--mock-seed <n>', 'mock LLM: seed of the recall draw', '1')
     .addHelpText(
       'after',
       '\nExamples:\n  bench run --window 32k\n  bench run --strategy masking --param softThreshold=0.6 --scenario my-agent-logs/\n  bench run -s raw -s masking --scenario "logs/**/*.traj.json" --db results.duckdb --no-report',
     )
     .action(async (opts, cmd: Command) => {
       const { runCommand } = await import('./commands/run.js');
-      await runCommand({ ...opts, strategy: opts.strategy ?? ['raw,masking'] }, cmd.parent?.args ?? []);
+      const strategy = opts.strategy ?? (opts.preset.length > 0 ? [] : ['raw,masking']);
+      await runCommand({ ...opts, strategy }, cmd.parent?.args ?? []);
     });
 
   const scenarios = program.command('scenarios').description('List, validate and import scenario files.');

@@ -1,28 +1,104 @@
 /**
- * The mock LLM: replays the recorded assistant turn and reports usage counted with the local
- * tokenizer, so a replay is fast, free and deterministic. Its assumptions are stated in every report.
+ * The mock LLM: fast, free and deterministic, with its assumptions stated in every report.
+ *
+ * - Agent requests: replays the recorded assistant turn; usage is the local tokenizer's count.
+ * - Auxiliary requests (summaries, checkpoints): writes the template it is asked for (`expect`),
+ *   listing the facts (core/facts.ts) of the messages it was given. Each fact survives with
+ *   probability `recall`, decided by a seeded hash of the fact, so the same fact is kept or lost the
+ *   same way in every run; the answer is cut at `summaryTokens`.
+ * - Faults for tests: fail, or answer with a tool call, for the purposes named.
  */
+import { extractFacts, seededUnit } from '../core/facts.js';
+import { assistantMessage, strategyOrigin, type Message } from '../core/messages.js';
 import { PER_MESSAGE_TOKENS, type TokenCounter } from '../core/tokens.js';
-import type { Backend, ChatRequest, ChatResponse } from './types.js';
+import type { Params } from '../runner/types.js';
+import type { Backend, ChatRequest, ChatResponse, ExpectedAnswer } from './types.js';
 
-export const MOCK_ASSUMPTIONS =
-  'Mock LLM: replays the recorded assistant turns (teacher forcing); prompt and completion tokens are local tokenizer counts, not a provider\'s.';
+export interface MockOptions {
+  /** Share of facts a summary keeps, in [0, 1]. Default 0.8. */
+  readonly recall?: number;
+  /** Longest summary or checkpoint, in tokens. Default 800. */
+  readonly summaryTokens?: number;
+  /** Seed of the recall draw. Default 1. */
+  readonly seed?: number;
+  /** Purposes whose requests throw (a failing summarizer). */
+  readonly failPurposes?: readonly string[];
+  /** Purposes whose requests are answered with a tool call instead of text. */
+  readonly toolCallPurposes?: readonly string[];
+}
 
-export function createMockBackend(counter: TokenCounter): Backend {
+export const MOCK_DEFAULTS = { recall: 0.8, summaryTokens: 800, seed: 1 } as const;
+
+/** The mock's assumptions, as every report prints them. */
+export function describeMock(options: Params): string {
+  return (
+    'Mock LLM: replays the recorded assistant turns (teacher forcing); token counts are the local tokenizer\'s. ' +
+    `Summaries and checkpoints keep each fact of what they summarize with probability ${options['recall']} ` +
+    `(seed ${options['seed']}) and are at most ${options['summaryTokens']} tokens long.`
+  );
+}
+
+export function createMockBackend(counter: TokenCounter, options: MockOptions = {}): Backend & { readonly options: Params } {
+  const settings = { ...MOCK_DEFAULTS, ...options };
+  let auxiliary = 0;
   return {
     name: 'mock',
+    options: { recall: settings.recall, summaryTokens: settings.summaryTokens, seed: settings.seed },
     async complete(request: ChatRequest): Promise<ChatResponse> {
-      if (!request.recorded) {
-        throw new Error(`mock backend: no recorded turn for a "${request.purpose}" request`);
-      }
-      return {
-        message: request.recorded,
-        usage: {
-          promptTokens: counter.countContext(request.messages),
-          completionTokens: counter.countMessage(request.recorded) - PER_MESSAGE_TOKENS,
-        },
-        usageSource: 'local',
-      };
+      const usage = (reply: Message) => ({
+        promptTokens: counter.countContext(request.messages),
+        completionTokens: counter.countMessage(reply) - PER_MESSAGE_TOKENS,
+      });
+      if (request.recorded) return { message: request.recorded, usage: usage(request.recorded), usageSource: 'local' };
+
+      if (settings.failPurposes?.includes(request.purpose)) throw new Error(`mock: injected failure of the ${request.purpose} request`);
+      auxiliary += 1;
+      const id = `mock:${request.purpose}:${auxiliary}`;
+      const origin = strategyOrigin('mock', request.purpose);
+      const message = settings.toolCallPurposes?.includes(request.purpose)
+        ? assistantMessage({ id, origin, content: '', toolCalls: [{ id: `${id}:call`, name: 'bash', arguments: '{"command":"ls"}' }] })
+        : assistantMessage({ id, origin, content: summarize(request, counter, settings) });
+      return { message, usage: usage(message), usageSource: 'local' };
     },
   };
+}
+
+const DEFAULT_SECTIONS: ExpectedAnswer = { sections: ['Summary'] };
+
+interface Settings {
+  readonly recall: number;
+  readonly summaryTokens: number;
+  readonly seed: number;
+}
+
+/** The lines of the span that carry a fact the seeded draw keeps, each line once. */
+function keptLines(span: readonly Message[], settings: Settings): string[] {
+  const text = span.flatMap((m) => [m.content, ...(m.role === 'assistant' ? m.toolCalls.map((c) => c.arguments) : [])]);
+  const seen = new Set<string>();
+  const kept: string[] = [];
+  for (const line of text.flatMap((t) => t.split('\n'))) {
+    const facts = extractFacts(line).filter((f) => !seen.has(f));
+    facts.forEach((f) => seen.add(f));
+    if (facts.some((f) => seededUnit(settings.seed, f) < settings.recall)) kept.push(`- ${line.trim().slice(0, 160)}`);
+  }
+  return kept;
+}
+
+/** The template's sections (every heading, always), the kept lines dealt across them, within budget. */
+function summarize(request: ChatRequest, counter: TokenCounter, settings: Settings): string {
+  const { sections, wrap } = request.expect ?? DEFAULT_SECTIONS;
+  // The last message is the instruction ("summarize ..."); everything before it is the span.
+  const span = request.messages.slice(0, -1).filter((m) => m.role !== 'system');
+  const frame = wrap ? [`<${wrap}>`, `</${wrap}>`] : [];
+  const headings = sections.map((h) => `## ${h}`);
+  let budget = settings.summaryTokens - counter.countText([...frame, ...headings].join('\n'));
+  const bySection = sections.map(() => [] as string[]);
+  keptLines(span, settings).forEach((line, i) => {
+    const cost = counter.countText(`${line}\n`);
+    if (cost > budget) return;
+    budget -= cost;
+    bySection[i % sections.length]!.push(line);
+  });
+  const body = headings.flatMap((h, i) => [h, ...bySection[i]!]);
+  return wrap ? [frame[0]!, ...body, frame[1]!].join('\n') : body.join('\n');
 }

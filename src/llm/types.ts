@@ -9,6 +9,18 @@ export interface ChatRequest {
   readonly purpose: string;
   /** The recorded turn at this step: the mock replays it; live backends ignore it. */
   readonly recorded?: AssistantMessage | undefined;
+  /**
+   * The shape of text an auxiliary request asks for (its prompt says the same in words). The mock
+   * writes it; live backends ignore it and follow the prompt.
+   */
+  readonly expect?: ExpectedAnswer | undefined;
+}
+
+export interface ExpectedAnswer {
+  /** Section headings of the template, in order (e.g. seed 003's Goal, Completed Work, ...). */
+  readonly sections: readonly string[];
+  /** A tag to wrap the answer in, e.g. "checkpoint" for `<checkpoint>...</checkpoint>`. */
+  readonly wrap?: string | undefined;
 }
 
 export interface Usage {

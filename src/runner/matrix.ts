@@ -13,6 +13,8 @@ import type { Params, RunResult } from './types.js';
 
 export interface MatrixEntry {
   readonly strategy: StrategyDefinition;
+  /** Set when the entry is a preset of `strategy`: runs are stored under this name. */
+  readonly preset?: string | undefined;
   readonly params: Params;
 }
 
@@ -20,6 +22,7 @@ export interface MatrixOptions {
   readonly scenarios: readonly LoadedScenario[];
   readonly entries: readonly MatrixEntry[];
   readonly backend: Backend;
+  readonly backendOptions?: Params;
   readonly counter: TokenCounter;
   readonly batchId: string;
   /** --window: replaces every scenario's model window. */
@@ -57,16 +60,18 @@ export async function runMatrix(options: MatrixOptions): Promise<RunResult[]> {
       warned.add(model);
       options.onWarning?.(`${scenario.file}: unknown model "${model}": using the smallest known window (${window} tokens); set model.contextWindow or --window`);
     }
-    for (const { strategy, params } of entries) {
+    for (const { strategy, preset, params } of entries) {
       if (options.signal?.aborted) return results;
       index += 1;
-      options.onRunStart?.(`${strategy.name} x ${scenario.id}`, index, total, scenario.messages.filter((m) => m.role === 'assistant').length);
+      options.onRunStart?.(`${preset ?? strategy.name} x ${scenario.id}`, index, total, scenario.messages.filter((m) => m.role === 'assistant').length);
       const run = await replayScenario({
         scenario,
         sourceFormat: format,
         strategy,
+        preset,
         params,
         backend: options.backend,
+        backendOptions: options.backendOptions,
         counter: options.counter,
         model,
         window,

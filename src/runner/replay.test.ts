@@ -105,7 +105,7 @@ describe('replayScenario', () => {
       const run = await replay(scenario(), dropsResults, 1_000_000, spy().backend);
       expect(run.summary.status).toBe('invalid_context');
       expect(run.summary.failedStep).toBe(1); // the first context whose call has no result
-      expect(run.summary.failure).toMatch(/^unmatched_tool_use at \[2\]/);
+      expect(run.summary.failure).toMatch(/^agent request: unmatched_tool_use at \[2\]/);
     });
 
     it('compares local counts with recorded provider usage on unmodified steps only', async () => {

@@ -4,13 +4,22 @@
  * Teacher forcing: at each step the strategy builds the context, the backend answers, and the
  * RECORDED assistant turn and its results are appended, whatever the backend said. A context that
  * exceeds the window or breaks tool-call pairing fails the run at that step, as a provider would.
+ * Auxiliary calls (summaries, checkpoints) go through the same backend and the same checks; their
+ * tokens are billed and counted as overhead.
  */
 import type { Message } from '../core/messages.js';
 import { checkPairing, describeViolations } from '../core/pairing.js';
 import type { TokenCounter } from '../core/tokens.js';
-import type { Backend } from '../llm/types.js';
+import type { Backend, Usage } from '../llm/types.js';
 import { prelude, turns, type Scenario } from '../scenarios/scenario.js';
-import type { LastRequest, StrategyDefinition, StrategyEvent } from '../strategies/types.js';
+import { createOffloadStore } from '../strategies/offload-store.js';
+import {
+  AuxiliaryCallError,
+  type AuxiliaryLlm,
+  type LastRequest,
+  type StrategyDefinition,
+  type StrategyEvent,
+} from '../strategies/types.js';
 import { compareUsage } from './usage-comparison.js';
 import type { EventRecord, Params, RunConfig, RunResult, RunStatus, StepRecord } from './types.js';
 
@@ -18,8 +27,12 @@ export interface ReplayOptions {
   readonly scenario: Scenario;
   readonly sourceFormat: string;
   readonly strategy: StrategyDefinition;
+  /** The name the user selected, when it is a preset of `strategy`. */
+  readonly preset?: string | undefined;
   readonly params: Params;
   readonly backend: Backend;
+  /** The backend settings that shape results (stored with the run). */
+  readonly backendOptions?: Params;
   readonly counter: TokenCounter;
   readonly model: string;
   readonly window: number;
@@ -32,18 +45,31 @@ export function runId(batchId: string, strategy: string, scenarioId: string): st
   return `${batchId}/${strategy}/${scenarioId}`;
 }
 
+/** Thrown inside the loop to end the run at a step; carries how it ended. */
+class RunEnded extends Error {
+  constructor(
+    readonly status: RunStatus,
+    readonly failure: string,
+  ) {
+    super(failure);
+  }
+}
+
 export async function replayScenario(options: ReplayOptions): Promise<RunResult> {
   const { scenario, strategy, params, backend, counter, window } = options;
   const startedAt = new Date();
+  const label = options.preset ?? strategy.name;
   const config: RunConfig = {
     scenarioId: scenario.id,
     scenarioTitle: scenario.title,
     scenarioFile: scenario.file,
     sourceFormat: options.sourceFormat,
     outcome: scenario.outcome,
-    strategy: strategy.name,
+    strategy: label,
+    baseStrategy: strategy.name,
     params,
     backend: backend.name,
+    backendOptions: options.backendOptions ?? {},
     model: options.model,
     window,
     encoding: counter.encoding,
@@ -53,103 +79,151 @@ export async function replayScenario(options: ReplayOptions): Promise<RunResult>
   const first = prelude(scenario);
   const systemPrompt = first[0]?.role === 'system' ? first[0] : undefined;
   const run = strategy.create(params);
+  const files = createOffloadStore();
   const steps: StepRecord[] = [];
   const events: EventRecord[] = [];
   const exactSteps = new Set<number>(); // steps that sent the recorded history unchanged
   let exact = true; // the session's messages are still the recorded history, untouched
 
   let messages: readonly Message[] = first;
+  let appendedFrom = 0;
   let last: LastRequest | undefined;
   let session = 1;
   let sessionSteps = 0;
+  let step = 0;
   let status: RunStatus = 'completed';
   let failure: string | undefined;
   let failedStep: number | undefined;
 
-  const record = (step: number, list: readonly StrategyEvent[]): void => {
+  const record = (list: readonly StrategyEvent[]): void => {
     for (const e of list) events.push({ ...e, step, session });
   };
+  const startSession = (): void => {
+    session += 1;
+    sessionSteps = 0;
+  };
+  const addStep = (purpose: string, promptTokens: number, usage: Usage | undefined, messageCount: number, source: 'local' | 'provider', action: string, recordedPrompt?: number): void => {
+    steps.push({
+      step,
+      session,
+      purpose,
+      promptTokens,
+      completionTokens: usage?.completionTokens ?? 0,
+      contextPct: promptTokens / window,
+      messageCount,
+      usageSource: source,
+      recordedPromptTokens: recordedPrompt,
+      action,
+    });
+  };
 
-  for (const [step, turn] of recorded.entries()) {
-    const plan = await run.beforeRequest({ messages, step, session, sessionSteps, window, counter, last, systemPrompt });
-    if (plan.newSession) {
-      session += 1;
-      sessionSteps = 0;
-    }
-    record(step, plan.events ?? []);
-    if (plan.stop !== undefined) {
-      [status, failure, failedStep] = ['stopped', plan.stop, step];
-      record(step, [{ kind: 'stopped', detail: plan.stop }]);
-      break;
-    }
-    const context = plan.messages;
-    exact = exact && context === messages;
+  /** Checks a context as the provider would; throws RunEnded (agent) or AuxiliaryCallError. */
+  const admit = (context: readonly Message[], purpose: string): number => {
     const violations = checkPairing(context, { request: true });
     if (violations.length > 0) {
-      [status, failure, failedStep] = ['invalid_context', describeViolations(violations), step];
-      record(step, [{ kind: 'pairing_violation', detail: failure }]);
-      break;
+      const detail = `${purpose} request: ${describeViolations(violations)}`;
+      if (purpose === 'agent') throw new RunEnded('invalid_context', detail);
+      record([{ kind: 'pairing_violation', detail }]);
+      throw new AuxiliaryCallError('invalid_context', detail);
     }
-    const localTokens = counter.countContext(context);
-    const action = [...new Set((plan.events ?? []).map((e) => e.kind))].join(',');
-    if (localTokens > window) {
-      [status, failedStep] = ['overflow', step];
-      failure = `context of ${localTokens} tokens exceeds the ${window}-token window`;
-      steps.push(stepRecord(step, session, localTokens, 0, window, context.length, 'local', turn.assistant.usage?.promptTokens, action));
-      record(step, [{ kind: 'overflow', detail: failure, tokensBefore: localTokens }]);
-      break;
+    return counter.countContext(context);
+  };
+
+  const llm: AuxiliaryLlm = async (request) => {
+    const fail = (reason: AuxiliaryCallError['reason'], detail: string): never => {
+      record([{ kind: 'aux_failed', detail: `${request.purpose}: ${detail}` }]);
+      throw new AuxiliaryCallError(reason, detail);
+    };
+    const local = admit(request.messages, request.purpose);
+    if (local > window) fail('overflow', `context of ${local} tokens exceeds the ${window}-token window`);
+    let response;
+    try {
+      response = await backend.complete({ messages: request.messages, purpose: request.purpose, expect: request.expect });
+    } catch (error) {
+      return fail('backend', (error as Error).message);
     }
-    const response = await backend.complete({ messages: context, purpose: 'agent', recorded: turn.assistant });
-    const promptTokens = response.usage.promptTokens ?? localTokens;
-    const source = response.usage.promptTokens === undefined ? 'local' : response.usageSource;
-    steps.push(
-      stepRecord(step, session, promptTokens, response.usage.completionTokens ?? 0, window, context.length, source, turn.assistant.usage?.promptTokens, action),
-    );
-    if (exact) exactSteps.add(step);
-    last = { promptTokens: response.usage.promptTokens, sentCount: context.length };
-    sessionSteps += 1;
-    messages = [...context, turn.assistant, ...turn.after];
-    options.onStep?.(step + 1, recorded.length);
+    const promptTokens = response.usage.promptTokens ?? local;
+    addStep(request.purpose, promptTokens, response.usage, request.messages.length, response.usage.promptTokens === undefined ? 'local' : response.usageSource, '');
+    if (response.message.toolCalls.length > 0) fail('tool_call', 'answered with a tool call instead of text');
+    const text = response.message.content.trim();
+    if (text === '') fail('empty', 'answered with no text');
+    return { message: response.message, text, usage: response.usage };
+  };
+
+  try {
+    for (const turn of recorded) {
+      const plan = await run.beforeRequest({ messages, step, session, sessionSteps, window, counter, last, systemPrompt, appendedFrom, llm, files });
+      if (plan.newSession) startSession();
+      record(plan.events ?? []);
+      if (plan.stop !== undefined) throw new RunEnded('stopped', plan.stop);
+      const context = plan.messages;
+      exact = exact && context === messages;
+      const action = [...new Set((plan.events ?? []).map((e) => e.kind))].join(',');
+      const localTokens = admit(context, 'agent');
+      if (localTokens > window) {
+        addStep('agent', localTokens, undefined, context.length, 'local', action, turn.assistant.usage?.promptTokens);
+        throw new RunEnded('overflow', `context of ${localTokens} tokens exceeds the ${window}-token window`);
+      }
+      const response = await backend.complete({ messages: context, purpose: 'agent', recorded: turn.assistant });
+      const promptTokens = response.usage.promptTokens ?? localTokens;
+      const source = response.usage.promptTokens === undefined ? 'local' : response.usageSource;
+      addStep('agent', promptTokens, response.usage, context.length, source, action, turn.assistant.usage?.promptTokens);
+      if (exact) exactSteps.add(step);
+      last = { promptTokens: response.usage.promptTokens, sentCount: context.length };
+      sessionSteps += 1;
+
+      const decision = await run.afterResponse?.({ messages: context, sent: context, response: turn.assistant, usage: response.usage, step, session, sessionSteps, window, counter, systemPrompt, llm, files });
+      if (decision) {
+        record(decision.events ?? []);
+        if (decision.stop !== undefined) throw new RunEnded('stopped', decision.stop);
+        if (decision.newSession) startSession();
+        messages = decision.messages;
+        appendedFrom = messages.length;
+        last = undefined;
+        exact = false;
+      } else {
+        messages = [...context, turn.assistant, ...turn.after];
+        appendedFrom = context.length;
+      }
+      step += 1;
+      options.onStep?.(step, recorded.length);
+    }
+  } catch (error) {
+    if (!(error instanceof RunEnded)) throw error;
+    [status, failure, failedStep] = [error.status, error.failure, step];
+    const kind = error.status === 'overflow' ? 'overflow' : error.status === 'invalid_context' ? 'pairing_violation' : 'stopped';
+    record([{ kind, detail: error.failure, tokensBefore: kind === 'overflow' ? steps.at(-1)?.promptTokens : undefined }]);
   }
 
   const finishedAt = new Date();
-  const sent = steps.filter((s) => status !== 'overflow' || s.step !== failedStep);
+  // The overflowing request was never sent: it is on the curve but not billed.
+  const sent = steps.filter((s) => !(status === 'overflow' && s.step === failedStep && s.purpose === 'agent'));
+  const agentSteps = sent.filter((s) => s.purpose === 'agent');
+  const auxiliary = sent.filter((s) => s.purpose !== 'agent');
   const peak = steps.reduce((max, s) => Math.max(max, s.promptTokens), 0);
   return {
-    runId: runId(options.batchId, strategy.name, scenario.id),
+    runId: runId(options.batchId, label, scenario.id),
     batchId: options.batchId,
     config,
     summary: {
       status,
       failedStep,
       failure,
-      steps: sent.length,
+      steps: agentSteps.length,
       totalSteps: recorded.length,
       sessions: session,
       restarts: events.filter((e) => e.kind === 'restart').length,
       inputTokens: sent.reduce((sum, s) => sum + s.promptTokens, 0),
       outputTokens: sent.reduce((sum, s) => sum + s.completionTokens, 0),
+      llmCalls: sent.length,
+      overheadTokens: auxiliary.reduce((sum, s) => sum + s.promptTokens + s.completionTokens, 0),
       peakContextTokens: peak,
       peakContextPct: peak / window,
-      usageComparison: compareUsage(steps.filter((s) => exactSteps.has(s.step))),
+      usageComparison: compareUsage(steps.filter((s) => s.purpose === 'agent' && exactSteps.has(s.step))),
     },
     steps,
     events,
     startedAt,
     finishedAt,
   };
-}
-
-function stepRecord(
-  step: number,
-  session: number,
-  promptTokens: number,
-  completionTokens: number,
-  window: number,
-  messageCount: number,
-  usageSource: 'local' | 'provider',
-  recordedPromptTokens: number | undefined,
-  action: string,
-): StepRecord {
-  return { step, session, purpose: 'agent', promptTokens, completionTokens, contextPct: promptTokens / window, messageCount, usageSource, recordedPromptTokens, action };
 }

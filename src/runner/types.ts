@@ -26,9 +26,14 @@ export interface RunConfig {
   readonly sourceFormat: string;
   /** Recorded task outcome (resolved / unresolved / ...), when known. */
   readonly outcome?: string | undefined;
+  /** What the user selected: a strategy name, or a preset name (see baseStrategy). */
   readonly strategy: string;
+  /** The strategy implementation that ran: equal to `strategy` unless a preset was selected. */
+  readonly baseStrategy: string;
   readonly params: Params;
   readonly backend: string;
+  /** The backend's own settings that shape results (the mock's recall and summary length). */
+  readonly backendOptions: Params;
   readonly model: string;
   /** The context window the run used (the model's, or --window). */
   readonly window: number;
@@ -61,9 +66,26 @@ export interface StepRecord {
 }
 
 export type EventKind =
+  /** a tool output replaced by a placeholder (id kept) */
   | 'masked'
+  /** tool results (with their calls) removed from the context */
+  | 'removed'
+  /** content moved to the offload store, a pointer left in its place */
+  | 'offloaded'
+  /** older messages replaced by an LLM or heuristic summary */
+  | 'summarized'
+  /** a checkpoint was asked for and parsed */
+  | 'checkpoint'
+  /** the conversation ended with a continuation summary */
+  | 'continuation'
+  /** tool calls of a response were rejected, not run (seed 001) */
+  | 'tools_rejected'
+  /** the context reached a warning threshold */
+  | 'warned'
   | 'wind_down'
   | 'restart'
+  /** an auxiliary request (summary, checkpoint) failed; the strategy took its fallback path */
+  | 'aux_failed'
   | 'overflow'
   | 'pairing_violation'
   | 'stopped'
@@ -99,8 +121,13 @@ export interface RunSummary {
   readonly totalSteps: number;
   readonly sessions: number;
   readonly restarts: number;
+  /** Billed input: the prompt tokens of every request, auxiliary ones included. */
   readonly inputTokens: number;
   readonly outputTokens: number;
+  /** Requests sent: agent steps plus auxiliary calls (summaries, checkpoints). */
+  readonly llmCalls: number;
+  /** Prompt and completion tokens of auxiliary calls: the strategy's own cost. */
+  readonly overheadTokens: number;
   readonly peakContextTokens: number;
   readonly peakContextPct: number;
   readonly usageComparison?: UsageComparison | undefined;

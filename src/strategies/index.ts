@@ -1,28 +1,59 @@
 /**
- * The strategy registry: one line per strategy. `bench strategies` and `--strategy` read it.
+ * The strategy registry: one line per strategy. `bench strategies`, `--strategy` and `--preset`
+ * read it, and the pairing property test runs every entry.
  */
 import { CtxbenchError } from '../core/errors.js';
 import { masking } from './masking.js';
+import { PRESETS, type Preset } from './presets.js';
 import { raw } from './raw.js';
 import type { StrategyDefinition } from './types.js';
 
-export const STRATEGIES = { raw, masking } as const satisfies Record<string, StrategyDefinition>;
+export const STRATEGIES: Readonly<Record<string, StrategyDefinition>> = { raw, masking };
 
-export type StrategyName = keyof typeof STRATEGIES;
-
-export const STRATEGY_NAMES = Object.keys(STRATEGIES) as StrategyName[];
+export const STRATEGY_NAMES = Object.keys(STRATEGIES);
+export const PRESET_NAMES = Object.keys(PRESETS);
 
 export function getStrategy(name: string): StrategyDefinition {
-  const found = (STRATEGIES as Record<string, StrategyDefinition>)[name];
+  const found = STRATEGIES[name];
   if (!found) {
     throw new CtxbenchError('STRATEGY_UNKNOWN', `--strategy ${name}: unknown strategy (known: ${STRATEGY_NAMES.join(', ')}, or "all")`);
   }
   return found;
 }
 
-/** Expands repeated / comma-separated --strategy values and "all" into unique definitions, in order. */
-export function selectStrategies(values: readonly string[]): StrategyDefinition[] {
-  const names = values.flatMap((v) => v.split(',')).map((v) => v.trim()).filter(Boolean);
-  const expanded = names.flatMap((n) => (n === 'all' ? STRATEGY_NAMES : [n]));
-  return [...new Set(expanded)].map(getStrategy);
+export function getPreset(name: string): Preset {
+  const found = PRESETS[name];
+  if (!found) {
+    const known = PRESET_NAMES.length > 0 ? PRESET_NAMES.join(', ') : 'none yet';
+    throw new CtxbenchError('STRATEGY_UNKNOWN', `--preset ${name}: unknown preset (known: ${known})`);
+  }
+  return found;
+}
+
+/** A matrix column: a strategy, or a preset of one. */
+export interface Selection {
+  /** The name runs are stored and shown under: the strategy's, or the preset's. */
+  readonly name: string;
+  readonly strategy: StrategyDefinition;
+  readonly preset?: Preset | undefined;
+}
+
+const split = (values: readonly string[]): string[] => values.flatMap((v) => v.split(',')).map((v) => v.trim()).filter(Boolean);
+
+/**
+ * Expands repeated / comma-separated --strategy and --preset values into unique selections, in
+ * order. "all" (as a strategy) means every strategy and every preset.
+ */
+export function select(strategies: readonly string[], presets: readonly string[] = []): Selection[] {
+  const names = split(strategies);
+  const all = names.includes('all');
+  const strategyNames = all ? STRATEGY_NAMES : names;
+  const presetNames = all ? [...PRESET_NAMES, ...split(presets)] : split(presets);
+  const out = new Map<string, Selection>();
+  for (const name of strategyNames) out.set(name, { name, strategy: getStrategy(name) });
+  for (const name of presetNames) {
+    const preset = getPreset(name);
+    out.set(name, { name, strategy: getStrategy(preset.strategy), preset });
+  }
+  return [...out.values()];
 }

@@ -1,12 +1,13 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { checkPairing } from '../core/pairing.js';
-import type { Message, SystemMessage, ToolMessage } from '../core/messages.js';
+import type { Message, ToolMessage } from '../core/messages.js';
 import { createTokenCounter, type TokenCounter } from '../core/tokens.js';
 import { resolveParams, parseAssignment } from './params.js';
 import { carryover, masking, restartMarker, windDownMessage } from './masking.js';
 import { placeholder, exitCode } from './placeholders.js';
 import type { StrategyInput, StrategyRun } from './types.js';
 import { parallel, round, say, sys, user } from '../../test/helpers/history.js';
+import { strategyInput } from '../../test/helpers/strategy-input.js';
 import { toolMessage } from '../core/messages.js';
 
 let counter: TokenCounter;
@@ -22,10 +23,8 @@ async function plan(run: StrategyRun, i: StrategyInput) {
 
 const params = (...assignments: string[]) => resolveParams([masking], assignments.map(parseAssignment)).get('masking')!;
 
-function input(messages: readonly Message[], window: number, extra: Partial<StrategyInput> = {}): StrategyInput {
-  const systemPrompt = messages[0]?.role === 'system' ? (messages[0] as SystemMessage) : undefined;
-  return { messages, step: 0, session: 1, sessionSteps: 0, window, counter, systemPrompt, ...extra };
-}
+const input = (messages: readonly Message[], window: number, extra: Partial<StrategyInput> = {}): StrategyInput =>
+  strategyInput(counter, messages, window, extra);
 
 const big = (label: string, lines = 200): string => Array.from({ length: lines }, (_, i) => `${label} line ${i} with some content`).join('\n');
 

@@ -76,10 +76,15 @@ export function defaultParams(specs: readonly ParamSpec[]): Params {
   return Object.fromEntries(specs.map((s) => [s.name, s.default]));
 }
 
-interface ParamOwner {
+export interface ParamOwner {
+  /** The name `--param owner.name=value` uses: a strategy's or a preset's. */
   readonly name: string;
+  /** Other prefixes that reach it (a preset answers to its strategy's name too). */
+  readonly aliases?: readonly string[];
   readonly params: readonly ParamSpec[];
   readonly checkParams?: (params: Params) => string | undefined;
+  /** Values that replace the defaults before any --param (a preset's settings). */
+  readonly base?: Params;
 }
 
 /**
@@ -91,9 +96,10 @@ export function resolveParams(owners: readonly ParamOwner[], assignments: readon
   const out = new Map<string, Params>();
   const used = new Set<ParamAssignment>();
   for (const owner of owners) {
-    const params: Record<string, ParamValue> = { ...defaultParams(owner.params) };
+    const params: Record<string, ParamValue> = { ...defaultParams(owner.params), ...owner.base };
+    const names = [owner.name, ...(owner.aliases ?? [])];
     for (const a of assignments) {
-      if (a.strategy !== undefined && a.strategy !== owner.name) continue;
+      if (a.strategy !== undefined && !names.includes(a.strategy)) continue;
       const spec = owner.params.find((s) => s.name === a.name);
       if (!spec) continue;
       const value = parseValue(spec, a.value);
@@ -107,7 +113,7 @@ export function resolveParams(owners: readonly ParamOwner[], assignments: readon
   }
   for (const a of assignments) {
     if (used.has(a)) continue;
-    const target = a.strategy === undefined ? owners : owners.filter((o) => o.name === a.strategy);
+    const target = a.strategy === undefined ? owners : owners.filter((o) => o.name === a.strategy || o.aliases?.includes(a.strategy!));
     if (a.strategy !== undefined && target.length === 0) {
       throw badParam(a.raw, `strategy "${a.strategy}" is not selected (selected: ${owners.map((o) => o.name).join(', ')})`);
     }

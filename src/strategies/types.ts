@@ -5,8 +5,10 @@
  * appended since) and returns the messages to send. It never edits a message in place: it drops,
  * replaces (same id, new origin) or inserts, and it only cuts where core/boundaries.ts allows.
  */
-import type { Message, SystemMessage } from '../core/messages.js';
+import type { AssistantMessage, Message, SystemMessage } from '../core/messages.js';
 import type { TokenCounter } from '../core/tokens.js';
+import type { ExpectedAnswer, Usage } from '../llm/types.js';
+import type { OffloadStore } from './offload-store.js';
 import type { EventRecord, Params, Threshold } from '../runner/types.js';
 import type { ParamSpec } from './params.js';
 
@@ -32,6 +34,64 @@ export interface StrategyInput {
   readonly last?: LastRequest | undefined;
   /** The scenario's system prompt, which a new session re-reads (seed 000 Pitfall 5). */
   readonly systemPrompt?: SystemMessage | undefined;
+  /** Index in `messages` where the recorded messages appended since the last request begin. */
+  readonly appendedFrom: number;
+  /** Auxiliary LLM calls (summaries, checkpoints): sent, counted and recorded by the runner. */
+  readonly llm: AuxiliaryLlm;
+  /** The run's offload store (large results, originals of what was summarized). */
+  readonly files: OffloadStore;
+}
+
+export interface AuxiliaryRequest {
+  readonly messages: readonly Message[];
+  /** "summary", "checkpoint", ...: stored with the step, so its tokens count as overhead. */
+  readonly purpose: string;
+  /** The template the prompt asks for; the mock writes it. */
+  readonly expect?: ExpectedAnswer | undefined;
+}
+
+export interface AuxiliaryResponse {
+  readonly message: AssistantMessage;
+  /** The answer's text (never empty: an empty answer is an AuxiliaryCallError). */
+  readonly text: string;
+  readonly usage: Usage;
+}
+
+export type AuxiliaryLlm = (request: AuxiliaryRequest) => Promise<AuxiliaryResponse>;
+
+/**
+ * An auxiliary call that produced no usable text. The strategy takes its seed's fallback path; the
+ * runner has already recorded an `aux_failed` event.
+ */
+export class AuxiliaryCallError extends Error {
+  constructor(
+    readonly reason: 'overflow' | 'invalid_context' | 'backend' | 'tool_call' | 'empty',
+    message: string,
+  ) {
+    super(message);
+    this.name = 'AuxiliaryCallError';
+  }
+}
+
+/** What a strategy sees after the backend answered, before the answer's tool calls run. */
+export interface ResponseInput extends Omit<StrategyInput, 'last' | 'appendedFrom'> {
+  /** The context that was sent. */
+  readonly sent: readonly Message[];
+  /** The assistant turn (recorded, under teacher forcing). */
+  readonly response: AssistantMessage;
+  readonly usage: Usage;
+}
+
+/**
+ * A strategy's decision after a response. Undefined = carry on: the turn and its tool results are
+ * appended. A plan replaces the session's messages instead: the turn's tool calls are NOT run and
+ * its results never appended (seed 001 rejects them).
+ */
+export interface ResponsePlan {
+  readonly messages: readonly Message[];
+  readonly events?: readonly StrategyEvent[];
+  readonly newSession?: boolean;
+  readonly stop?: string;
 }
 
 /** An event as a strategy reports it; the runner adds step and session. */
@@ -50,6 +110,7 @@ export interface RequestPlan {
 /** One run's instance of a strategy: may keep state between steps, never shared between runs. */
 export interface StrategyRun {
   beforeRequest(input: StrategyInput): RequestPlan | Promise<RequestPlan>;
+  afterResponse?(input: ResponseInput): ResponsePlan | undefined | Promise<ResponsePlan | undefined>;
 }
 
 export interface StrategyDefinition {

@@ -11,16 +11,17 @@ import { renderReport, writeReport } from '../../report/render.js';
 import { runMatrix } from '../../runner/matrix.js';
 import type { RunResult } from '../../runner/types.js';
 import { loadScenario, resolveScenarioPaths } from '../../scenarios/load.js';
-import { selectStrategies } from '../../strategies/index.js';
+import { select } from '../../strategies/index.js';
 import { parseAssignment, resolveParams } from '../../strategies/params.js';
 import { ResultStore } from '../../store/result-store.js';
-import { parseEncoding, parseTokenCount } from '../options.js';
+import { parseEncoding, parseFraction, parseTokenCount } from '../options.js';
 import { BUNDLED_SCENARIOS, VERSION } from '../paths.js';
 import { createProgress } from '../progress.js';
 import { runTable, strategyTable, usageLine } from '../summary.js';
 
 export interface RunOptions {
   readonly strategy: string[];
+  readonly preset: string[];
   readonly scenario?: string[];
   readonly window?: string;
   readonly param: string[];
@@ -28,6 +29,9 @@ export interface RunOptions {
   readonly report: string | false;
   readonly encoding: string;
   readonly provider: string;
+  readonly mockRecall: string;
+  readonly mockSummaryTokens: string;
+  readonly mockSeed: string;
 }
 
 const PROVIDERS = ['mock'];
@@ -40,8 +44,16 @@ export async function runCommand(options: RunOptions, argv: readonly string[]): 
   if (!PROVIDERS.includes(options.provider)) {
     throw new CtxbenchError('OPTION_INVALID', `--provider ${options.provider}: unknown provider (known: ${PROVIDERS.join(', ')})`);
   }
-  const strategies = selectStrategies(options.strategy);
-  const params = resolveParams(strategies, options.param.map(parseAssignment));
+  const selections = select(options.strategy, options.preset);
+  const params = resolveParams(
+    selections.map((s) => ({ name: s.name, aliases: s.preset ? [s.strategy.name] : [], params: s.strategy.params, checkParams: s.strategy.checkParams, base: s.preset?.params })),
+    options.param.map(parseAssignment),
+  );
+  const mock = {
+    recall: parseFraction('--mock-recall', options.mockRecall),
+    summaryTokens: parseTokenCount('--mock-summary-tokens', options.mockSummaryTokens, 1),
+    seed: parseTokenCount('--mock-seed', options.mockSeed, 0),
+  };
   const windowOverride = options.window === undefined ? undefined : parseTokenCount('--window', options.window);
   const encoding = parseEncoding(options.encoding);
   const files = await resolveScenarioPaths(options.scenario ?? [BUNDLED_SCENARIOS]);
@@ -60,12 +72,14 @@ export async function runCommand(options: RunOptions, argv: readonly string[]): 
   const saved: RunResult[] = [];
   try {
     const counter = await createTokenCounter(encoding);
+    const backend = createMockBackend(counter, mock);
     const batchId = newBatchId();
     await store.saveBatch({ batchId, createdAt: new Date(), command: ['bench', ...argv].join(' '), version: VERSION });
     await runMatrix({
       scenarios,
-      entries: strategies.map((strategy) => ({ strategy, params: params.get(strategy.name)! })),
-      backend: createMockBackend(counter),
+      entries: selections.map((s) => ({ strategy: s.strategy, preset: s.preset?.name, params: params.get(s.name)! })),
+      backend,
+      backendOptions: backend.options,
       counter,
       batchId,
       windowOverride,

@@ -1,17 +1,27 @@
 /**
- * `bench strategies`: every strategy with its seed, summary and parameters (default and range).
+ * `bench strategies`: every strategy with its seed, summary and parameters (default and range), then
+ * every preset with the settings it applies.
  */
+import { PRESETS } from '../../strategies/presets.js';
 import { STRATEGIES } from '../../strategies/index.js';
 import { describeRange } from '../../strategies/params.js';
 
 export function strategiesCommand(): void {
-  const lines: string[] = [];
+  const lines: string[] = ['Strategies (--strategy NAME, parameters with --param NAME.PARAM=VALUE):', ''];
   for (const s of Object.values(STRATEGIES)) {
     lines.push(`${s.name}${s.seed ? ` (seed ${s.seed})` : ''}: ${s.summary}`);
     for (const p of s.params) {
       lines.push(`  --param ${s.name}.${p.name}=${String(p.default)}  ${p.description} (${describeRange(p)})`);
     }
     lines.push('');
+  }
+  const presets = Object.values(PRESETS);
+  if (presets.length > 0) {
+    lines.push('Presets (--preset NAME; --param still overrides):', '');
+    for (const p of presets) {
+      const settings = Object.entries(p.params).map(([k, v]) => `${k}=${String(v)}`).join(' ');
+      lines.push(`${p.name} = ${p.strategy} ${settings}`, `  ${p.summary} Source: ${p.source}`, '');
+    }
   }
   process.stdout.write(lines.join('\n'));
 }

@@ -1,0 +1,25 @@
+/**
+ * A StrategyInput for calling a strategy's hooks directly in unit tests.
+ */
+import type { Message, SystemMessage } from '../../src/core/messages.js';
+import type { TokenCounter } from '../../src/core/tokens.js';
+import { createOffloadStore } from '../../src/strategies/offload-store.js';
+import { AuxiliaryCallError, type StrategyInput } from '../../src/strategies/types.js';
+
+/** Defaults: step 0 of session 1, nothing appended since a last request, no auxiliary LLM. */
+export function strategyInput(counter: TokenCounter, messages: readonly Message[], window: number, extra: Partial<StrategyInput> = {}): StrategyInput {
+  const systemPrompt = messages[0]?.role === 'system' ? (messages[0] as SystemMessage) : undefined;
+  return {
+    messages,
+    step: 0,
+    session: 1,
+    sessionSteps: 0,
+    window,
+    counter,
+    systemPrompt,
+    appendedFrom: extra.last?.sentCount ?? 0,
+    llm: () => Promise.reject(new AuxiliaryCallError('backend', 'no auxiliary LLM in this test')),
+    files: createOffloadStore(),
+    ...extra,
+  };
+}
