@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { ResultStore } from '../src/store/result-store.js';
+import { STRATEGY_NAMES } from '../src/strategies/index.js';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
 const BIN = path.join(ROOT, 'dist/cli/bin.js');
@@ -119,7 +120,9 @@ describe('bad input: one line naming the problem, non-zero exit, nothing half-wr
   };
 
   it('an unknown strategy', () => {
-    expectOneLineError(bench(['run', '--strategy', 'raw,nope']), /^bench: --strategy nope: unknown strategy \(known: raw, masking, or "all"\)$/m);
+    const known = STRATEGY_NAMES.join(', ');
+    expectOneLineError(bench(['run', '--strategy', 'raw,nope']), new RegExp(`^bench: --strategy nope: unknown strategy \\(known: ${known}, or "all"\\)$`, 'm'));
+    expectOneLineError(bench(['run', '--preset', 'nope']), /^bench: --preset nope: unknown preset \(known: /m);
   });
 
   it('a bad --param value, and an unknown parameter', () => {
@@ -128,7 +131,8 @@ describe('bad input: one line naming the problem, non-zero exit, nothing half-wr
   });
 
   it('a bad --window', () => {
-    expectOneLineError(bench(['run', '--window', 'lots']), /--window lots: expected a token count/);
+    expectOneLineError(bench(['run', '--window', 'lots']), /--window lots: expected a whole number of at least 256/);
+    expectOneLineError(bench(['run', '--mock-recall', '2']), /--mock-recall 2: expected a fraction in \[0, 1\]/);
   });
 
   it('a missing scenario file', () => {

@@ -15,7 +15,7 @@ import type { ParamValue, Params } from '../src/runner/types.js';
 import { parseScenario } from '../src/scenarios/scenario.js';
 import type { ScenarioFileMessage } from '../src/scenarios/schema.js';
 import { select, type Selection } from '../src/strategies/index.js';
-import { defaultParams, type ParamSpec } from '../src/strategies/params.js';
+import { defaultParams, parseValue, type ParamSpec } from '../src/strategies/params.js';
 
 let counter: TokenCounter;
 beforeAll(async () => {
@@ -63,6 +63,11 @@ function paramValue(spec: ParamSpec): fc.Arbitrary<ParamValue> {
       return fc.boolean();
     case 'choice':
       return fc.constantFrom(...spec.values);
+    case 'text': {
+      // Tool-name lists (the generator's tool names), kept to those the spec accepts.
+      const lists = [spec.default, '', 'bash', 'read_file,write_file', 'bash, str_replace_editor,search', 'unknown_tool'];
+      return fc.constantFrom(...new Set(lists.filter((v) => parseValue(spec, v) !== undefined)));
+    }
   }
 }
 

@@ -42,6 +42,8 @@ export function strategyTable(runs: readonly RunResult[]): string {
       { header: 'sessions', align: 'right' },
       { header: 'restarts', align: 'right' },
       { header: 'total input tokens', align: 'right' },
+      { header: 'overhead tokens', align: 'right' },
+      { header: 'LLM calls', align: 'right' },
       { header: 'peak ctx', align: 'right' },
       { header: 'overflowed' },
     ],
@@ -58,6 +60,8 @@ export function strategyTable(runs: readonly RunResult[]): string {
         sum((r) => r.summary.sessions),
         sum((r) => r.summary.restarts),
         sum((r) => r.summary.inputTokens),
+        sum((r) => r.summary.overheadTokens),
+        sum((r) => r.summary.llmCalls),
         formatPct(Math.max(...own.map((r) => r.summary.peakContextPct))),
         failed > 0 ? `${verdict}; ${failed} failed otherwise` : verdict,
       ];

@@ -71,15 +71,23 @@ interface Settings {
   readonly seed: number;
 }
 
-/** The lines of the span that carry a fact the seeded draw keeps, each line once. */
+/**
+ * The lines of the span that carry a fact the seeded draw keeps, each line once. Facts the draw drops
+ * are cut out of the lines that are kept, so each fact survives with probability `recall` exactly,
+ * whatever else shares its line.
+ */
 function keptLines(span: readonly Message[], settings: Settings): string[] {
   const text = span.flatMap((m) => [m.content, ...(m.role === 'assistant' ? m.toolCalls.map((c) => c.arguments) : [])]);
+  const keeps = (fact: string): boolean => seededUnit(settings.seed, fact) < settings.recall;
   const seen = new Set<string>();
   const kept: string[] = [];
   for (const line of text.flatMap((t) => t.split('\n'))) {
-    const facts = extractFacts(line).filter((f) => !seen.has(f));
-    facts.forEach((f) => seen.add(f));
-    if (facts.some((f) => seededUnit(settings.seed, f) < settings.recall)) kept.push(`- ${line.trim().slice(0, 160)}`);
+    const facts = extractFacts(line);
+    const fresh = facts.filter((f) => !seen.has(f));
+    fresh.forEach((f) => seen.add(f));
+    if (!fresh.some(keeps)) continue;
+    const redacted = facts.filter((f) => !keeps(f)).reduce((l, f) => l.split(f).join('[...]'), line.trim());
+    kept.push(`- ${redacted.slice(0, 160)}`);
   }
   return kept;
 }

@@ -10,9 +10,12 @@ import type { Importer } from './importers/types.js';
 import type { ScenarioFile } from './schema.js';
 import { parseScenario, type Scenario } from './scenario.js';
 
-const SCENARIO_EXTENSIONS = ['.json', '.yaml', '.yml'];
+const SCENARIO_EXTENSIONS = ['.json', '.jsonl', '.yaml', '.yml', '.traj'];
 
-/** Reads a JSON or YAML file; a syntax error names the file and, for JSON, the position. */
+/**
+ * Reads a JSON, JSONL (a list of its non-empty lines) or YAML file; a syntax error names the file and,
+ * for JSON, the position (for JSONL, the line).
+ */
 export async function readStructured(file: string): Promise<unknown> {
   let text: string;
   try {
@@ -21,12 +24,24 @@ export async function readStructured(file: string): Promise<unknown> {
     throw new CtxbenchError('SCENARIO_NOT_FOUND', `${file}: cannot read (${(error as NodeJS.ErrnoException).code ?? String(error)})`);
   }
   const yaml = /\.ya?ml$/i.test(file);
+  const lines = /\.jsonl$/i.test(file);
   try {
-    return yaml ? parseYaml(text) : JSON.parse(text);
+    return yaml ? parseYaml(text) : lines ? parseJsonLines(text) : JSON.parse(text);
   } catch (error) {
     const reason = (error as Error).message.split('\n')[0];
-    throw scenarioInvalid(file, `not valid ${yaml ? 'YAML' : 'JSON'}: ${reason}`);
+    throw scenarioInvalid(file, `not valid ${yaml ? 'YAML' : lines ? 'JSONL' : 'JSON'}: ${reason}`);
   }
+}
+
+function parseJsonLines(text: string): unknown[] {
+  return text.split('\n').flatMap((line, i) => {
+    if (line.trim() === '') return [];
+    try {
+      return [JSON.parse(line) as unknown];
+    } catch (error) {
+      throw new Error(`line ${i + 1}: ${(error as Error).message}`);
+    }
+  });
 }
 
 export interface LoadedScenario {
@@ -35,25 +50,65 @@ export interface LoadedScenario {
   readonly format: string;
 }
 
-/** Loads one file: a ctxbench scenario, or a recorded trajectory converted by the matching importer. */
-export async function loadScenario(file: string): Promise<LoadedScenario> {
-  const { scenario, format } = await importFile(file);
-  return { scenario, format };
-}
-
 export interface ImportedFile extends LoadedScenario {
   /** The scenario in the ctxbench file format, ready to write out. */
   readonly data: ScenarioFile;
 }
 
-/** Reads any known format and returns it in the ctxbench format, validated. */
+/** Loads a file that holds exactly one scenario (any known format). */
+export async function loadScenario(file: string): Promise<LoadedScenario> {
+  const { scenario, format } = await importFile(file);
+  return { scenario, format };
+}
+
+/** Loads every scenario of a file: one per recorded run (tau-bench lists, JSONL), in file order. */
+export async function loadScenarios(file: string): Promise<LoadedScenario[]> {
+  return (await importFileAll(file)).map(({ scenario, format }) => ({ scenario, format }));
+}
+
+/** Reads any known format holding exactly one run, in the ctxbench format, validated. */
 export async function importFile(file: string): Promise<ImportedFile> {
+  const all = await importFileAll(file);
+  if (all.length !== 1) throw scenarioInvalid(file, `holds ${all.length} runs; import it to a folder or a .jsonl file`);
+  return all[0]!;
+}
+
+/** Every scenario of a file: one per run from importers with convertMany, else the one `convert` gives. */
+export async function convertAll(importer: Importer, data: unknown, file: string): Promise<ScenarioFile[]> {
+  return importer.convertMany ? importer.convertMany(data, file) : [await importer.convert(data, file)];
+}
+
+/**
+ * Every scenario of a file, in file order, each validated on its own; when the file holds several,
+ * each scenario's `file` is `<file>#<index>`, so errors and reports name the run. A JSONL of ctxbench
+ * scenarios (one per line) loads too. Ids must be unique within the file.
+ */
+export async function importFileAll(file: string): Promise<ImportedFile[]> {
   const raw = await readStructured(file);
-  if (isNativeScenario(raw)) return { scenario: parseScenario(raw, file), format: 'ctxbench', data: raw as ScenarioFile };
+  const native = Array.isArray(raw) && raw.length > 0 && raw.every(isNativeScenario);
+  if (isNativeScenario(raw) || native) {
+    const all = (native ? raw : [raw]) as ScenarioFile[];
+    return checkIds(all.map((data, i) => ({ scenario: parseScenario(data, runFile(file, i, all.length)), format: 'ctxbench', data })), file);
+  }
   const importer = findImporter(raw, file);
   if (!importer) throw unknownFormat(file);
-  const data = await importer.convert(raw, file);
-  return { scenario: parseScenario(data, file), format: importer.format, data };
+  const all = await convertAll(importer, raw, file);
+  if (all.length === 0) throw scenarioInvalid(file, 'holds no runs');
+  return checkIds(all.map((data, i) => ({ scenario: parseScenario(data, runFile(file, i, all.length)), format: importer.format, data })), file);
+}
+
+function runFile(file: string, index: number, count: number): string {
+  return count > 1 ? `${file}#${index}` : file;
+}
+
+function checkIds(imported: ImportedFile[], file: string): ImportedFile[] {
+  const seen = new Map<string, number>();
+  imported.forEach(({ scenario }, i) => {
+    const first = seen.get(scenario.id);
+    if (first !== undefined) throw scenarioInvalid(file, `runs ${first} and ${i} have the same id ${scenario.id}`);
+    seen.set(scenario.id, i);
+  });
+  return imported;
 }
 
 export function isNativeScenario(data: unknown): boolean {

@@ -3,12 +3,20 @@
  * read it, and the pairing property test runs every entry.
  */
 import { CtxbenchError } from '../core/errors.js';
+import { checkpointRestart } from './checkpoint-restart.js';
+import { clearToolResultsStrategy } from './clear-tool-results.js';
+import { continuation } from './continuation.js';
+import { hybrid } from './hybrid.js';
 import { masking } from './masking.js';
+import { offload } from './offload.js';
+import { summarization } from './summarization.js';
 import { PRESETS, type Preset } from './presets.js';
+import { progressiveRemoval } from './progressive-removal.js';
 import { raw } from './raw.js';
 import type { StrategyDefinition } from './types.js';
+import { windowStrategy } from './window.js';
 
-export const STRATEGIES: Readonly<Record<string, StrategyDefinition>> = { raw, masking };
+export const STRATEGIES: Readonly<Record<string, StrategyDefinition>> = { raw, masking, 'checkpoint-restart': checkpointRestart, continuation, window: windowStrategy, 'clear-tool-results': clearToolResultsStrategy, hybrid, 'progressive-removal': progressiveRemoval, offload, summarization };
 
 export const STRATEGY_NAMES = Object.keys(STRATEGIES);
 export const PRESET_NAMES = Object.keys(PRESETS);

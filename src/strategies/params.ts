@@ -15,6 +15,8 @@ export type ParamSpec = SpecBase &
     | { readonly kind: 'integer'; readonly default: number | 'unlimited'; readonly min: number; readonly max?: number; readonly unlimited?: boolean }
     | { readonly kind: 'boolean'; readonly default: boolean }
     | { readonly kind: 'choice'; readonly default: string; readonly values: readonly string[] }
+    /** Free text (e.g. a list of tool names); `pattern` bounds it, `format` says so in errors. */
+    | { readonly kind: 'text'; readonly default: string; readonly pattern?: RegExp; readonly format?: string }
   );
 
 /** A parsed `--param` flag. */
@@ -49,6 +51,8 @@ export function describeRange(spec: ParamSpec): string {
       return 'true or false';
     case 'choice':
       return `one of ${spec.values.join(', ')}`;
+    case 'text':
+      return spec.format ?? 'any text';
   }
 }
 
@@ -69,6 +73,8 @@ export function parseValue(spec: ParamSpec, text: string): ParamValue | undefine
       return /^(true|1|yes)$/i.test(text) ? true : /^(false|0|no)$/i.test(text) ? false : undefined;
     case 'choice':
       return spec.values.includes(text) ? text : undefined;
+    case 'text':
+      return spec.pattern === undefined || spec.pattern.test(text) ? text : undefined;
   }
 }
 

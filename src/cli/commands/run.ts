@@ -10,7 +10,7 @@ import { createMockBackend } from '../../llm/mock.js';
 import { renderReport, writeReport } from '../../report/render.js';
 import { runMatrix } from '../../runner/matrix.js';
 import type { RunResult } from '../../runner/types.js';
-import { loadScenario, resolveScenarioPaths } from '../../scenarios/load.js';
+import { loadScenarios, resolveScenarioPaths } from '../../scenarios/load.js';
 import { select } from '../../strategies/index.js';
 import { parseAssignment, resolveParams } from '../../strategies/params.js';
 import { ResultStore } from '../../store/result-store.js';
@@ -58,7 +58,7 @@ export async function runCommand(options: RunOptions, argv: readonly string[]): 
   const encoding = parseEncoding(options.encoding);
   const files = await resolveScenarioPaths(options.scenario ?? [BUNDLED_SCENARIOS]);
   const scenarios = [];
-  for (const file of files) scenarios.push(await loadScenario(file));
+  for (const file of files) scenarios.push(...(await loadScenarios(file)));
 
   const store = await ResultStore.open(options.db);
   const progress = createProgress();

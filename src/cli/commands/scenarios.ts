@@ -7,7 +7,7 @@ import { stringify as toYaml } from 'yaml';
 import { CtxbenchError, isCtxbenchError } from '../../core/errors.js';
 import { createTokenCounter } from '../../core/tokens.js';
 import { windowFor } from '../../runner/matrix.js';
-import { importFile, loadScenario, resolveScenarioPaths } from '../../scenarios/load.js';
+import { importFileAll, loadScenarios, resolveScenarioPaths, type ImportedFile } from '../../scenarios/load.js';
 import { turns } from '../../scenarios/scenario.js';
 import { BUNDLED_SCENARIOS } from '../paths.js';
 import { formatTable } from '../table.js';
@@ -16,8 +16,7 @@ export async function listCommand(patterns: string[]): Promise<void> {
   const files = await resolveScenarioPaths(patterns.length > 0 ? patterns : [BUNDLED_SCENARIOS]);
   const counter = await createTokenCounter('o200k_base');
   const rows = [];
-  for (const file of files) {
-    const { scenario, format } = await loadScenario(file);
+  for (const { scenario, format } of (await Promise.all(files.map(loadScenarios))).flat()) {
     const recorded = turns(scenario).map((t) => t.assistant.usage?.promptTokens ?? 0);
     const peak = Math.max(0, ...recorded);
     rows.push([
@@ -53,8 +52,9 @@ export async function validateCommand(patterns: string[]): Promise<void> {
   let failed = 0;
   for (const file of files) {
     try {
-      const { scenario, format } = await loadScenario(file);
-      process.stdout.write(`ok    ${file} (${format}, ${turns(scenario).length} steps)\n`);
+      for (const { scenario, format } of await loadScenarios(file)) {
+        process.stdout.write(`ok    ${scenario.file} (${format}, ${turns(scenario).length} steps)\n`);
+      }
     } catch (error) {
       if (!isCtxbenchError(error)) throw error;
       failed += 1;
@@ -68,16 +68,33 @@ export interface ImportOptions {
   readonly output?: string;
 }
 
+const toText = (data: ImportedFile['data'], yaml: boolean): string => (yaml ? toYaml(data, { lineWidth: 0 }) : `${JSON.stringify(data, null, 1)}\n`);
+
+/**
+ * Writes the converted scenario(s): to stdout, to one .json/.yaml file, or, for a file holding
+ * several runs, one line each to a .jsonl file or one <id>.json each into a folder (`-o dir/`).
+ */
 export async function importCommand(file: string, options: ImportOptions): Promise<void> {
-  const { format, data, scenario } = await importFile(file);
-  process.stderr.write(`${file}: detected format ${format}; ${turns(scenario).length} steps\n`);
-  const yaml = options.output !== undefined && /\.ya?ml$/i.test(options.output);
-  const text = yaml ? toYaml(data, { lineWidth: 0 }) : `${JSON.stringify(data, null, 1)}\n`;
-  if (options.output === undefined) {
-    process.stdout.write(text);
-    return;
+  const all = await importFileAll(file);
+  const steps = all.reduce((n, { scenario }) => n + turns(scenario).length, 0);
+  process.stderr.write(`${file}: detected format ${all[0]!.format}; ${all.length} scenario(s), ${steps} steps\n`);
+  const out = options.output;
+  const toFolder = out !== undefined && (out.endsWith('/') || out.endsWith(path.sep));
+  if (out !== undefined && /\.jsonl$/i.test(out)) {
+    await write(out, all.map(({ data }) => `${JSON.stringify(data)}\n`).join(''));
+  } else if (toFolder) {
+    for (const { data } of all) await write(path.join(out, `${data.id}.json`), toText(data, false));
+  } else if (all.length > 1) {
+    throw new CtxbenchError('OPTION_INVALID', `${file}: holds ${all.length} runs; pass -o FOLDER/ (one file each) or -o FILE.jsonl`);
+  } else if (out === undefined) {
+    process.stdout.write(toText(all[0]!.data, false));
+  } else {
+    await write(out, toText(all[0]!.data, /\.ya?ml$/i.test(out)));
   }
-  await mkdir(path.dirname(path.resolve(options.output)), { recursive: true });
-  await writeFile(options.output, text);
-  process.stderr.write(`wrote ${options.output}\n`);
+}
+
+async function write(file: string, text: string): Promise<void> {
+  await mkdir(path.dirname(path.resolve(file)), { recursive: true });
+  await writeFile(file, text);
+  process.stderr.write(`wrote ${file}\n`);
 }

@@ -15,4 +15,11 @@ export interface Importer {
    * CtxbenchError (scenarioInvalid) naming the file and field when the data is not what it expects.
    */
   convert(data: unknown, file: string): Promise<ScenarioFile>;
+  /**
+   * For formats whose one file can hold several recorded runs (tau-bench's list of 200, OpenHands
+   * output.jsonl, a JSONL of chats): one scenario per run, in file order, each with its own id. Such
+   * an importer's `convert` takes a file with exactly one run and names the count otherwise.
+   * importers/many.ts (`importFileAll`) is the loader that uses it.
+   */
+  convertMany?(data: unknown, file: string): Promise<ScenarioFile[]>;
 }

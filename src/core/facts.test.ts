@@ -1,0 +1,128 @@
+import { readdirSync } from 'node:fs';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { loadScenario } from '../scenarios/load.js';
+import type { Scenario } from '../scenarios/scenario.js';
+import { extractFacts, seededUnit } from './facts.js';
+
+const SCENARIO_DIRS = ['scenarios/mini-swe-agent-gemini3pro', 'scenarios/openhands-codeact-sonnet35'];
+const SWE_ASTROPY = 'scenarios/mini-swe-agent-gemini3pro/astropy__astropy-13398.json';
+const SWE_DJANGO = 'scenarios/mini-swe-agent-gemini3pro/django__django-13344.json';
+const OPENHANDS_DJANGO = 'scenarios/openhands-codeact-sonnet35/django__django-10097.json';
+
+/** Lines copied from the bundled scenarios (the guard test below checks they are there), with their facts. */
+const REAL_LINES = {
+  path: { file: SWE_DJANGO, line: 'django/utils/deprecation.py:class MiddlewareMixin:', facts: ['django/utils/deprecation.py', 'MiddlewareMixin'] },
+  traceback: {
+    file: SWE_ASTROPY,
+    line: '  File "/testbed/astropy/coordinates/baseframe.py", line 1202, in transform_to',
+    facts: ['testbed/astropy/coordinates/baseframe.py', '1202', 'transform_to'],
+  },
+  snakeCase: { file: SWE_DJANGO, line: '        self._get_response_none_deprecation(get_response)', facts: ['_get_response_none_deprecation', 'get_response'] },
+  camelCase: { file: SWE_DJANGO, line: "logger = logging.getLogger('django.request')", facts: ['getLogger'] },
+  pascalCase: { file: SWE_DJANGO, line: 'class RemovedInDjango40Warning(DeprecationWarning):', facts: ['RemovedInDjango40Warning', 'DeprecationWarning'] },
+  number: { file: SWE_DJANGO, line: '    See #15363 for more details.', facts: ['15363'] },
+  plainEnglish: { file: SWE_ASTROPY, line: 'I should check where the existing transforms involving ITRS, AltAz, and HADec are defined.', facts: [] },
+  plainComment: { file: SWE_DJANGO, line: '        a thread is not consumed during a whole request.', facts: [] },
+  plainAgent: { file: OPENHANDS_DJANGO, line: "Hmm, let me check if we need to go into the directory first:", facts: [] },
+} as const;
+
+const scenarios = new Map<string, Scenario>();
+beforeAll(async () => {
+  for (const dir of SCENARIO_DIRS) {
+    for (const name of readdirSync(dir).filter((f) => f.endsWith('.json'))) scenarios.set(`${dir}/${name}`, (await loadScenario(`${dir}/${name}`)).scenario);
+  }
+});
+
+/** Every distinct fact of every bundled scenario. */
+const bundledFacts = (): string[] => [...new Set([...scenarios.values()].flatMap((s) => s.messages.flatMap((m) => extractFacts(m.content))))];
+
+/** Share of `values` in each tenth of [0, 1). */
+const deciles = (values: readonly number[]): number[] =>
+  Array.from({ length: 10 }, (_, b) => values.filter((v) => v >= b / 10 && v < (b + 1) / 10).length / values.length);
+
+describe('facts', () => {
+  describe('extractFacts on real lines', () => {
+    it.each(Object.entries(REAL_LINES))('%s', (_kind, { line, facts }) => {
+      expect(extractFacts(line)).toEqual(facts);
+    });
+
+    it('the fixture lines are real: each appears in its bundled scenario', () => {
+      for (const { file, line } of Object.values(REAL_LINES)) {
+        const lines = scenarios.get(file)!.messages.flatMap((m) => m.content.split('\n'));
+        expect(lines).toContain(line);
+      }
+    });
+
+    it('lists facts once each, in order of first appearance', () => {
+      expect(extractFacts('get_response then setup.cfg then get_response and 2048 then setup.cfg')).toEqual(['get_response', 'setup.cfg', '2048']);
+    });
+
+    it('finds hex hashes of 7 to 40 digits with a letter and a digit', () => {
+      // No bundled line carries a true hash; a git log line as agents see it.
+      expect(extractFacts('HEAD is now at 1f521cfc5c Fixed #32108 -- Made the admin faster.')).toEqual(['1f521cfc5c', '32108']);
+      expect(extractFacts('commit 6500928dc0e1f2a3b4c5d6e7f8091a2b3c4d5e6f')).toEqual(['6500928dc0e1f2a3b4c5d6e7f8091a2b3c4d5e6f']);
+    });
+  });
+
+  describe('what is not a fact', () => {
+    it.each([
+      ['short words and short identifiers', 'ok, a_b and getX, x.y, id_1'],
+      ['numbers under 3 digits', 'step 42 of 99, v1.2'],
+      ['hex without a digit, or shorter than 7', 'deadbeefcafe abc12 f00d'],
+      ['plain English', 'Let me search for the class and then run the tests again.'],
+      ['an empty line', ''],
+    ])('%s', (_what, text) => {
+      expect(extractFacts(text)).toEqual([]);
+    });
+  });
+
+  describe('regressions', () => {
+    // A float in scientific notation read as a hash: "4.757794158649631e-09" gave "757794158649631e".
+    it('does not take the mantissa of a float in scientific notation for a hash', () => {
+      expect(extractFacts('Difference from 90 deg: 4.757794158649631e-09 arcsec')).toEqual([]);
+    });
+
+    // PascalCase names that start with an acronym (URLValidator, HTTPResponse) were missed.
+    it('finds PascalCase identifiers that start with an acronym', () => {
+      expect(extractFacts('Let me search for the URLValidator class:')).toEqual(['URLValidator']);
+    });
+  });
+
+  describe('seededUnit', () => {
+    it('is stable: the same (seed, key) always gives the same number in [0, 1)', () => {
+      expect(seededUnit(1, 'django/utils/deprecation.py')).toBe(0.23848507599905133);
+      expect(seededUnit(2, 'django/utils/deprecation.py')).toBe(0.9321776013821363);
+      expect(seededUnit(1, '')).toBe(0.8778838615398854);
+      for (const key of ['a', 'get_response', '15363', 'é中文']) {
+        const u = seededUnit(7, key);
+        expect(u).toBe(seededUnit(7, key));
+        expect(u).toBeGreaterThanOrEqual(0);
+        expect(u).toBeLessThan(1);
+      }
+    });
+
+    it('is roughly uniform over the facts of the bundled scenarios, for every seed', () => {
+      const facts = bundledFacts();
+      expect(facts.length).toBeGreaterThan(1000);
+      for (const seed of [1, 2, 3]) {
+        const values = facts.map((f) => seededUnit(seed, f));
+        deciles(values).forEach((share) => expect(Math.abs(share - 0.1)).toBeLessThan(0.03));
+        // What the mock's default recall (0.8) keeps.
+        expect(Math.abs(values.filter((v) => v < 0.8).length / values.length - 0.8)).toBeLessThan(0.03);
+      }
+    });
+
+    it('draws independently per seed', () => {
+      const facts = bundledFacts().slice(0, 500);
+      const agree = facts.filter((f) => seededUnit(1, f) < 0.5 === seededUnit(2, f) < 0.5).length / facts.length;
+      expect(Math.abs(agree - 0.5)).toBeLessThan(0.1);
+    });
+
+    // Regression: FNV-1a without a final mix clustered keys that differ only in their last characters
+    // (sequential numbers, numbered probes): seed 1 put none of "10000".."10199" below 0.2.
+    it('is roughly uniform over keys that differ only in their last characters', () => {
+      const values = Array.from({ length: 200 }, (_, i) => seededUnit(1, String(10_000 + i)));
+      deciles(values).forEach((share) => expect(Math.abs(share - 0.1)).toBeLessThan(0.05));
+    });
+  });
+});

@@ -1,0 +1,173 @@
+/**
+ * `clear-tool-results`: Anthropic's context edit `clear_tool_uses_20250919`, as LangChain's
+ * `ClearToolUsesEdit` reimplements it client-side (shared/design/anchors.md).
+ *
+ * When the context exceeds `triggerTokens`, the content of every tool result but the most recent
+ * `keep` is replaced by a placeholder; ids, calls and reasoning stay. `excludeTools` are never
+ * cleared; `clearToolInputs` also empties the arguments of the cleared calls. `clearAtLeast` follows
+ * Anthropic: when clearing would free fewer tokens than that, nothing is cleared (the cache
+ * invalidation would not pay off). LangChain reads it differently (stop clearing once that much is
+ * freed); ctxbench follows Anthropic, whose parameter it is.
+ *
+ * The `lines-omitted` placeholder is the JetBrains "Complexity Trap" masking (SWE-agent's
+ * `last_n_observations`): `Old environment output: (K lines omitted)`.
+ *
+ * Difference from the field, on purpose: the results of the latest assistant turn are never cleared,
+ * whatever `keep` says, since the model has not seen them yet (as in `masking`).
+ */
+import { strategyOrigin, withContent, type Message } from '../core/messages.js';
+import type { TokenCounter } from '../core/tokens.js';
+import type { Params } from '../runner/types.js';
+import { withToolArguments } from './message-edits.js';
+import { measurePressure } from './pressure.js';
+import type { StrategyDefinition, StrategyEvent } from './types.js';
+
+const NAME = 'clear-tool-results';
+
+export type PlaceholderStyle = 'cleared' | 'lines-omitted';
+
+export interface ClearToolResultsParams {
+  readonly triggerTokens: number;
+  readonly keep: number;
+  readonly clearAtLeast: number;
+  readonly excludeTools: string;
+  readonly clearToolInputs: boolean;
+  readonly placeholder: PlaceholderStyle;
+}
+
+/** LangChain's DEFAULT_TOOL_PLACEHOLDER for Anthropic-style clearing. */
+export const CLEARED_PLACEHOLDER = '[cleared]';
+
+/** Lines as Python's str.splitlines() counts them (SWE-agent counts K this way): a final newline ends a line, it does not start one. */
+export function lineCount(text: string): number {
+  if (text === '') return 0;
+  const breaks = text.match(/\r\n|[\n\r\v\f\x1c-\x1e\x85\u2028\u2029]/g)?.length ?? 0;
+  const endsWithBreak = /(?:\r\n|[\n\r\v\f\x1c-\x1e\x85\u2028\u2029])$/.test(text);
+  return breaks + (endsWithBreak ? 0 : 1);
+}
+
+/** The Complexity Trap placeholder, verbatim from SWE-agent's LastNObservations. */
+export function linesOmitted(output: string): string {
+  return `Old environment output: (${lineCount(output)} lines omitted)`;
+}
+
+export function placeholderFor(style: PlaceholderStyle, output: string): string {
+  return style === 'cleared' ? CLEARED_PLACEHOLDER : linesOmitted(output);
+}
+
+/** `excludeTools` as a set: comma-separated names, blanks ignored. */
+export function toolNames(list: string): ReadonlySet<string> {
+  return new Set(list.split(',').map((name) => name.trim()).filter((name) => name !== ''));
+}
+
+export interface ClearOptions {
+  /** Strategy named in the origins of the messages it replaces. */
+  readonly strategy: string;
+  /** Most recent tool results left intact. */
+  readonly keep: number;
+  readonly placeholder: PlaceholderStyle;
+  readonly excludeTools?: ReadonlySet<string>;
+  readonly clearToolInputs?: boolean;
+}
+
+export interface ClearOutcome {
+  /** The same array when nothing was cleared. */
+  readonly messages: readonly Message[];
+  readonly events: StrategyEvent[];
+  /** Tokens saved (can be negative when placeholders outgrow tiny outputs). */
+  readonly freed: number;
+  /** The messages replaced, by id, as they were before (for a summarizer that wants the originals). */
+  readonly originals: ReadonlyMap<string, Message>;
+}
+
+/** Tool results replaced by this module carry this action; they are never cleared twice. */
+export const CLEARED_ACTION = 'cleared';
+const isCleared = (m: Message): boolean => m.origin.source === 'strategy' && m.origin.action === CLEARED_ACTION;
+
+/** Index after the last assistant message: results from there on have not been seen by the model. */
+function unseenFrom(messages: readonly Message[]): number {
+  for (let i = messages.length - 1; i >= 0; i--) if (messages[i]!.role === 'assistant') return i + 1;
+  return messages.length;
+}
+
+/** Indices of the tool results to clear: all but the last `keep`, unseen ones, excluded tools and already-cleared ones. */
+function clearable(messages: readonly Message[], options: ClearOptions): number[] {
+  const tools = messages.flatMap((m, i) => (m.role === 'tool' ? [i] : []));
+  const older = tools.slice(0, Math.max(0, tools.length - options.keep));
+  const limit = unseenFrom(messages);
+  return older.filter((i) => {
+    const m = messages[i]!;
+    return i < limit && m.role === 'tool' && !isCleared(m) && !options.excludeTools?.has(m.name);
+  });
+}
+
+/**
+ * Replaces the content of older tool results with a placeholder (ids kept), and with
+ * `clearToolInputs` the arguments of their calls with `{}`. Pure: returns new arrays and messages.
+ */
+export function clearToolResults(messages: readonly Message[], counter: TokenCounter, options: ClearOptions): ClearOutcome {
+  const targets = clearable(messages, options);
+  if (targets.length === 0) return { messages, events: [], freed: 0, originals: new Map() };
+  const out = [...messages];
+  const events: StrategyEvent[] = [];
+  const originals = new Map<string, Message>();
+  const clearedCalls = new Set<string>();
+  let freed = 0;
+  for (const i of targets) {
+    const m = messages[i]!;
+    if (m.role !== 'tool') continue;
+    const cleared = withContent(m, placeholderFor(options.placeholder, m.content), strategyOrigin(options.strategy, CLEARED_ACTION));
+    const before = counter.countMessage(m);
+    const after = counter.countMessage(cleared);
+    out[i] = cleared;
+    originals.set(m.id, m);
+    clearedCalls.add(m.toolCallId);
+    freed += before - after;
+    events.push({ kind: 'masked', messageId: m.id, detail: `${m.name} output cleared`, tokensBefore: before, tokensAfter: after });
+  }
+  if (options.clearToolInputs) {
+    out.forEach((m, i) => {
+      if (m.role !== 'assistant' || !m.toolCalls.some((c) => clearedCalls.has(c.id) && c.arguments !== '{}')) return;
+      // Ids and names stay, so the results still pair with their calls.
+      const edited = withToolArguments(m, (c) => (clearedCalls.has(c.id) ? '{}' : c.arguments), strategyOrigin(options.strategy, 'inputs-cleared'));
+      const before = counter.countMessage(m);
+      const after = counter.countMessage(edited);
+      out[i] = edited;
+      originals.set(m.id, m);
+      freed += before - after;
+      events.push({ kind: 'masked', messageId: m.id, detail: 'tool call arguments cleared', tokensBefore: before, tokensAfter: after });
+    });
+  }
+  return { messages: out, events, freed, originals };
+}
+
+/** Tool names: letters, digits, `_ . : -`, comma-separated. */
+const TOOL_LIST = /^[\w.:\-, ]*$/;
+
+export const clearToolResultsStrategy: StrategyDefinition = {
+  name: NAME,
+  summary: "Anthropic's clear_tool_uses: above a token trigger, replace all but the last N tool results with a placeholder.",
+  params: [
+    { name: 'triggerTokens', kind: 'integer', default: 100_000, min: 0, max: 10_000_000, description: 'Clear when the context exceeds this many tokens (Anthropic: 100,000 input tokens); 0 = on every request.' },
+    { name: 'keep', kind: 'integer', default: 3, min: 0, max: 10_000, description: 'Most recent tool results kept intact (Anthropic: 3 tool uses).' },
+    { name: 'clearAtLeast', kind: 'integer', default: 0, min: 0, max: 10_000_000, description: 'Clear only if at least this many tokens would be freed, else leave the context alone (Anthropic clear_at_least; default none).' },
+    { name: 'excludeTools', kind: 'text', default: '', pattern: TOOL_LIST, format: 'a comma-separated list of tool names', description: 'Tools whose results are never cleared (Anthropic exclude_tools).' },
+    { name: 'clearToolInputs', kind: 'boolean', default: false, description: 'Also replace the arguments of the cleared calls with {} (Anthropic clear_tool_inputs).' },
+    { name: 'placeholder', kind: 'choice', default: 'cleared', values: ['cleared', 'lines-omitted'], description: '"[cleared]" (Anthropic, LangChain) or "Old environment output: (K lines omitted)" (JetBrains Complexity Trap).' },
+  ],
+  // The trigger is absolute tokens, not a share of the window: nothing to draw on a window-relative curve.
+  thresholds: () => [],
+  create(params: Params) {
+    const p = params as unknown as ClearToolResultsParams;
+    const excludeTools = toolNames(p.excludeTools);
+    return {
+      beforeRequest(input) {
+        const { messages, counter } = input;
+        if (p.triggerTokens > 0 && measurePressure(input, 'projected').tokens <= p.triggerTokens) return { messages };
+        const outcome = clearToolResults(messages, counter, { strategy: NAME, keep: p.keep, placeholder: p.placeholder, excludeTools, clearToolInputs: p.clearToolInputs });
+        if (outcome.events.length === 0 || (p.clearAtLeast > 0 && outcome.freed < p.clearAtLeast)) return { messages };
+        return { messages: outcome.messages, events: outcome.events };
+      },
+    };
+  },
+};

@@ -1,0 +1,42 @@
+/**
+ * Seed 002's record of a conversation before it is summarized: the messages as JSON (complete, so the
+ * step can be undone) and as markdown (readable, searchable with grep), in the offload store under
+ * /conversation_history/. Shared by any strategy that replaces history and wants it recoverable.
+ */
+import type { Message } from '../core/messages.js';
+import type { OffloadStore } from './offload-store.js';
+
+/** Seed: each message is cut here in the markdown (the JSON keeps everything). */
+const MARKDOWN_MESSAGE_CHARS = 2000;
+
+/** A message's text: its content, and for an assistant its tool calls (the seed printed the parts). */
+function messageText(m: Message): string {
+  const calls = m.role === 'assistant' ? m.toolCalls.map((c) => `[tool call ${c.name} (${c.id}): ${c.arguments}]`) : [];
+  return [m.content, ...calls].filter((t) => t !== '').join('\n');
+}
+
+/** Seed 002's _messages_to_markdown: a heading per message, each cut at 2,000 characters. */
+export function conversationMarkdown(messages: readonly Message[]): string {
+  const lines = ['# Conversation History\n'];
+  messages.forEach((m, i) => {
+    const text = messageText(m);
+    lines.push(`## Message ${i + 1} (${m.role})\n`);
+    lines.push(text.slice(0, MARKDOWN_MESSAGE_CHARS));
+    if (text.length > MARKDOWN_MESSAGE_CHARS) lines.push('\n[truncated...]');
+    lines.push('\n');
+  });
+  return lines.join('\n');
+}
+
+export interface ArchivedConversation {
+  readonly json: string;
+  readonly markdown: string;
+}
+
+/** Writes `messages` as /conversation_history/<name>.json and .md; returns the two store paths. */
+export function archiveConversation(files: OffloadStore, name: string, messages: readonly Message[]): ArchivedConversation {
+  return {
+    json: files.write(`/conversation_history/${name}.json`, JSON.stringify(messages, null, 2)),
+    markdown: files.write(`/conversation_history/${name}.md`, conversationMarkdown(messages)),
+  };
+}

@@ -1,0 +1,322 @@
+import { beforeAll, describe, expect, it } from 'vitest';
+import { assistantMessage, toolMessage, type AssistantMessage, type Message, type ToolMessage } from '../core/messages.js';
+import { checkPairing } from '../core/pairing.js';
+import { createTokenCounter, type TokenCounter } from '../core/tokens.js';
+import { createMockBackend } from '../llm/mock.js';
+import { replayScenario } from '../runner/replay.js';
+import { loadScenario } from '../scenarios/load.js';
+import { parallel, round, sys, user, scenarioOf, sweScenarioMessages } from '../../test/helpers/history.js';
+import { strategyInput } from '../../test/helpers/strategy-input.js';
+import { offload } from './offload.js';
+import { largeOutputPointer, RECOVERY_PROMPT } from './offload-tiers.js';
+import { createOffloadStore, type OffloadStore } from './offload-store.js';
+import { parseAssignment, resolveParams } from './params.js';
+import type { StrategyInput } from './types.js';
+
+let counter: TokenCounter;
+beforeAll(async () => {
+  counter = await createTokenCounter('o200k_base');
+});
+
+const params = (...assignments: string[]) => resolveParams([offload], assignments.map(parseAssignment)).get('offload')!;
+
+async function plan(messages: readonly Message[], window: number, assignments: string[] = [], extra: Partial<StrategyInput> = {}) {
+  const files = extra.files ?? createOffloadStore();
+  const p = await offload.create(params(...assignments)).beforeRequest(strategyInput(counter, messages, window, { files, ...extra }));
+  return { ...p, events: [...(p.events ?? [])], files };
+}
+
+/** `n` numbered lines, so a preview and a line count are easy to check. */
+const lines = (n: number, label = 'row'): string => Array.from({ length: n }, (_, i) => `${label} ${i} some output text`).join('\n');
+const writeCall = (name: string, args: Record<string, unknown>, output = 'ok'): Message[] => round(name, output, args, 'Writing.');
+const noPrompt = 'recoveryPrompt=false';
+
+/** A window that puts the context at `fraction` once tier 1 has offloaded (tier 2 looks after it). */
+async function windowAfterTier1(history: readonly Message[], largeResultTokens: string, fraction: number): Promise<number> {
+  const tier1 = await plan(history, 100_000_000, [noPrompt, largeResultTokens]);
+  return Math.ceil(counter.countContext(tier1.messages) / fraction);
+}
+
+/** The store paths a pointer names in its read_file("...") instruction. */
+const pointerPaths = (text: string): string[] => [...text.matchAll(/read_file\("([^"]+)"\)/g)].map((m) => m[1]!);
+
+/** Every replaced message: its pointers resolve to exactly what it replaced. */
+function expectReversible(before: readonly Message[], after: readonly Message[], files: OffloadStore): number {
+  let pointers = 0;
+  after.forEach((m, i) => {
+    const original = before[i]!;
+    if (m === original || m.role === 'system') return;
+    expect(m.id).toBe(original.id);
+    if (m.role === 'tool') {
+      const [path] = pointerPaths(m.content);
+      expect(files.read(path!)).toBe(original.content);
+      pointers += 1;
+    }
+    if (m.role === 'assistant') {
+      (m as AssistantMessage).toolCalls.forEach((call, j) => {
+        const was = (original as AssistantMessage).toolCalls[j]!;
+        expect({ id: call.id, name: call.name }).toEqual({ id: was.id, name: was.name });
+        if (call.arguments === was.arguments) return;
+        const values = Object.values(JSON.parse(call.arguments) as Record<string, unknown>);
+        const paths = new Set(values.flatMap((v) => (typeof v === 'string' ? pointerPaths(v) : [])));
+        expect(paths.size).toBe(1);
+        expect(files.read([...paths][0]!)).toBe(was.arguments);
+        pointers += 1;
+      });
+    }
+  });
+  return pointers;
+}
+
+describe('offload', () => {
+  describe('tier 1: large tool results (seed: > 20,000 tokens, offloaded at once)', () => {
+    it('offloads a result over 20,000 tokens at once, whatever the context pressure', async () => {
+      const huge = Array.from({ length: 3000 }, (_, i) => `line ${i}: alpha beta gamma delta epsilon`).join('\n');
+      expect(counter.countText(huge)).toBeGreaterThan(20_000);
+      const history = [sys(), user('task'), ...round('bash', huge), ...round('bash', lines(20))];
+      const result = await plan(history, 10_000_000, [noPrompt]);
+      expect(result.events.map((e) => [e.kind, e.messageId])).toEqual([['offloaded', history[3]!.id]]);
+      expect(result.messages[3]!.content).toMatch(/^\[Large output saved to \/tool_outputs\/bash_step0_call_\d+\.txt\]/);
+      expect(result.messages[5]).toBe(history[5]); // small results stay
+      expect(checkPairing(result.messages, { request: true })).toEqual([]);
+    });
+
+    it('shows the seed\'s 10-line preview and read-back pointer', async () => {
+      const output = lines(30);
+      const history = [sys(), user('task'), ...round('bash', output)];
+      const result = await plan(history, 1_000_000, [noPrompt, 'largeResultTokens=50']);
+      const path = result.files.list()[0]!;
+      expect(result.messages[3]!.content).toBe(
+        `[Large output saved to ${path}]\n\nPreview (first 10 lines):\n${lines(10)}\n... (20 more lines)\n\nUse read_file("${path}") to view full content.`,
+      );
+      expect(largeOutputPointer('/p', 'a\nb', 10)).toBe('[Large output saved to /p]\n\nPreview (first 10 lines):\na\nb\n\nUse read_file("/p") to view full content.');
+    });
+
+    it('clips preview lines, so a one-line result still shrinks', async () => {
+      const history = [sys(), user('task'), ...round('bash', 'word '.repeat(10_000))];
+      const result = await plan(history, 1_000_000, [noPrompt, 'largeResultTokens=100']);
+      expect(result.messages[3]!.content.length).toBeLessThan(400);
+      expect(result.files.read(result.files.list()[0]!)).toBe(history[3]!.content);
+    });
+
+    it('leaves results at or under the limit alone and never offloads a pointer again', async () => {
+      const history = [sys(), user('task'), ...round('bash', lines(40))];
+      const first = await plan(history, 1_000_000, [noPrompt, 'largeResultTokens=50']);
+      const again = await plan(first.messages, 1_000_000, [noPrompt, 'largeResultTokens=50'], { step: 1 });
+      expect(first.events).toHaveLength(1);
+      expect(again.events).toEqual([]);
+      expect(again.messages).toBe(first.messages);
+      const untouched = await plan(history, 1_000_000, [noPrompt, 'largeResultTokens=unlimited']);
+      expect(untouched.messages).toBe(history);
+    });
+
+    it('keeps paths from hostile tool names and call ids inside the store', async () => {
+      const hostile = (name: string, id: string): Message[] => [
+        assistantMessage({ id: `a-${id}`, content: '', toolCalls: [{ id, name, arguments: '{}' }] }),
+        toolMessage({ id: `t-${id}`, toolCallId: id, name, content: lines(40) }),
+      ];
+      const history = [
+        sys(),
+        user('task'),
+        ...hostile('../../etc/passwd', '../../../etc/shadow'),
+        ...hostile('..\\..\\windows', '/abs/../../x'),
+        ...hostile('bash', '..'),
+        ...hostile('', ''),
+      ];
+      const result = await plan(history, 1_000_000, [noPrompt, 'largeResultTokens=50']);
+      const paths = result.files.list();
+      expect(paths).toHaveLength(4);
+      for (const path of paths) {
+        expect(path).toMatch(/^\/tool_outputs\/[^/]+$/);
+        expect(path.split('/')).not.toContain('..');
+      }
+      expect(expectReversible(history, result.messages, result.files)).toBe(4);
+    });
+
+    it('never overwrites an original when two call ids sanitize alike', async () => {
+      const history = [sys(), user('task'), ...parallel([lines(40, 'first'), lines(40, 'second')])];
+      // Rename the two calls to ids that safeSegment maps to the same segment.
+      const [call, r1, r2] = history.slice(2) as [AssistantMessage, ToolMessage, ToolMessage];
+      const renamed = [
+        ...history.slice(0, 2),
+        assistantMessage({ id: call.id, content: '', toolCalls: [{ ...call.toolCalls[0]!, id: 'a/b' }, { ...call.toolCalls[1]!, id: 'a_b' }] }),
+        toolMessage({ ...r1, toolCallId: 'a/b' }),
+        toolMessage({ ...r2, toolCallId: 'a_b' }),
+      ];
+      const result = await plan(renamed, 1_000_000, [noPrompt, 'largeResultTokens=50']);
+      expect(result.files.list()).toEqual(['/tool_outputs/bash_step0_a_b-2.txt', '/tool_outputs/bash_step0_a_b.txt']);
+      expect(expectReversible(renamed, result.messages, result.files)).toBe(2);
+    });
+  });
+
+  describe('tier 2: file-write compaction (seed: above 85% of the window)', () => {
+    const content = lines(60, 'def f');
+    const edits = () => [
+      sys(),
+      user('task'),
+      ...writeCall('write_file', { path: 'src/app.py', content }),
+      ...writeCall('edit_file', { path: 'src/app.py', old_text: 'a', new_text: lines(40, 'patched') }, lines(30, 'diff')),
+      ...round('bash', 'tests pass'),
+    ];
+
+    it('does nothing at or below compactionThreshold', async () => {
+      const history = edits();
+      const window = Math.ceil(counter.countContext(history) / 0.84);
+      const result = await plan(history, window, [noPrompt]);
+      expect(result.messages).toBe(history);
+      expect(result.events).toEqual([]);
+    });
+
+    it('above it, replaces written content in the call ARGUMENTS with the seed\'s pointers, keeping ids and names', async () => {
+      const history = edits();
+      const window = Math.ceil(counter.countContext(history) / 0.9);
+      const result = await plan(history, window, [noPrompt]);
+      const write = result.messages[2] as AssistantMessage;
+      const edit = result.messages[4] as AssistantMessage;
+      expect(write).toMatchObject({ id: history[2]!.id, origin: { source: 'strategy', action: 'compacted-call' } });
+      const writeArgs = JSON.parse(write.toolCalls[0]!.arguments) as Record<string, string>;
+      expect(writeArgs['path']).toBe('src/app.py');
+      expect(writeArgs['content']).toMatch(/^\[Content written to src\/app\.py\] Preview: def f 0 some output text\ndef f 1 .{50,}\.\.\. Original arguments saved: Use read_file\("\/tool_calls\/write_file_step0_call_\d+\.json"\) to view full content\.$/s);
+      const editArgs = JSON.parse(edit.toolCalls[0]!.arguments) as Record<string, string>;
+      expect(editArgs['old_text']).toBe('a');
+      expect(editArgs['new_text']).toMatch(/^\[See src\/app\.py for content\] Original arguments saved: Use read_file\("\/tool_calls\//);
+      expect(counter.countContext(result.messages)).toBeLessThan(counter.countContext(history));
+      expect(checkPairing(result.messages, { request: true })).toEqual([]);
+    });
+
+    it('replaces long file-write results the model has seen, but not short ones, other tools\' or unseen ones', async () => {
+      const history = [...edits(), ...writeCall('edit_file', { path: 'b.py', new_text: 'x' }, lines(30, 'unseen diff'))];
+      const window = Math.ceil(counter.countContext(history) / 0.9);
+      const result = await plan(history, window, [noPrompt]);
+      expect(result.messages[5]!.content).toMatch(/^\[File operation completed successfully\. Use read_file\(\) to view current content\.\]\nOriginal output saved: Use read_file\("\/tool_outputs\/edit_file_step0_call_\d+\.txt"\)/);
+      expect(result.messages[3]).toBe(history[3]); // "ok": short
+      expect(result.messages[7]).toBe(history[7]); // bash
+      expect(result.messages.at(-1)).toBe(history.at(-1)); // after the latest assistant turn
+    });
+
+    it('treats editor writes (str_replace_editor create / str_replace) as file writes, views not', async () => {
+      const history = [
+        sys(),
+        user('task'),
+        ...writeCall('str_replace_editor', { command: 'create', path: '/w/a.py', file_text: content }),
+        ...writeCall('str_replace_editor', { command: 'str_replace', path: '/w/a.py', old_str: 'x', new_str: content }),
+        ...writeCall('str_replace_editor', { command: 'view', path: '/w/a.py' }, lines(80)),
+        ...round('bash', 'ok'),
+      ];
+      const window = Math.ceil(counter.countContext(history) / 0.9);
+      const result = await plan(history, window, [noPrompt]);
+      expect(result.events.map((e) => e.messageId)).toEqual([history[2]!.id, history[4]!.id]);
+      expect(JSON.parse((result.messages[4] as AssistantMessage).toolCalls[0]!.arguments)).toMatchObject({ command: 'str_replace', old_str: 'x', new_str: expect.stringMatching(/^\[See \/w\/a\.py for content\]/) });
+    });
+
+    it('counts tool-call arguments and per-message framing (the seed\'s estimate ignores them)', async () => {
+      // Written content lives only in arguments: the seed's content-only count sees almost nothing.
+      const history = [sys(), user('task'), ...Array.from({ length: 6 }, (_, i) => writeCall('write_file', { path: `f${i}.py`, content: lines(30) })).flat()];
+      const seedEstimate = history.reduce((sum, m) => sum + counter.countText(m.content), 0);
+      const window = Math.ceil(counter.countContext(history) / 0.9);
+      expect(seedEstimate).toBeLessThan(0.85 * window);
+      const result = await plan(history, window, [noPrompt]);
+      expect(result.events.filter((e) => e.detail.startsWith('tier 2'))).toHaveLength(6);
+    });
+  });
+
+  describe('reversibility: every pointer resolves to exactly the original text', () => {
+    it('holds for tier 1 and tier 2 together', async () => {
+      const history = [
+        sys(),
+        user('task'),
+        ...round('bash', lines(200)),
+        ...writeCall('write_file', { path: 'a.py', content: lines(50) }),
+        ...writeCall('edit_file', { path: 'a.py', new_text: lines(50) }, lines(40, 'diff')),
+        ...parallel([lines(200, 'p1'), 'small']),
+        ...round('bash', 'done'),
+      ];
+      const window = await windowAfterTier1(history, 'largeResultTokens=1000', 0.9);
+      const result = await plan(history, window, [noPrompt, 'largeResultTokens=1000']);
+      expect(expectReversible(history, result.messages, result.files)).toBe(5);
+      expect(result.files.list()).toHaveLength(5);
+    });
+  });
+
+  describe('events (the seed\'s compaction stats)', () => {
+    it('reports each offload as an "offloaded" event with the tier, the file and tokens before/after', async () => {
+      const history = [sys(), user('task'), ...round('bash', lines(200)), ...writeCall('write_file', { path: 'a.py', content: lines(80) }), ...round('bash', 'x')];
+      const window = await windowAfterTier1(history, 'largeResultTokens=1000', 0.95);
+      const result = await plan(history, window, [noPrompt, 'largeResultTokens=1000']);
+      expect(result.events).toHaveLength(2);
+      for (const e of result.events) {
+        expect(e.kind).toBe('offloaded');
+        expect(e.detail).toMatch(/^tier [12]: .* saved to \/tool_(outputs|calls)\//);
+        expect(e.tokensAfter!).toBeLessThan(e.tokensBefore!);
+        const m = history.find((h) => h.id === e.messageId)!;
+        expect(e.tokensBefore).toBe(counter.countMessage(m));
+      }
+    });
+  });
+
+  describe('recovery prompt (seed: the system prompt explains recovery)', () => {
+    it('appends the seed\'s segment to the system prompt once, keeping its id', async () => {
+      const history = [sys('Be careful.'), user('task'), ...round('bash', 'x')];
+      const first = await plan(history, 1_000_000);
+      expect(first.messages[0]).toMatchObject({ id: history[0]!.id, content: `Be careful.\n${RECOVERY_PROMPT}` });
+      expect(first.messages[0]!.content).toContain('Use `read_file("/tool_outputs/...")` to view full tool outputs');
+      const second = await plan(first.messages, 1_000_000, [], { step: 1, systemPrompt: history[0] as never });
+      expect(second.messages).toBe(first.messages);
+      expect((await plan(history, 1_000_000, [noPrompt])).messages).toBe(history);
+    });
+  });
+
+  describe('parameters', () => {
+    it('has the seed defaults', () => {
+      expect(params()).toEqual({ largeResultTokens: 20_000, compactionThreshold: 0.85, previewLines: 10, recoveryPrompt: true });
+    });
+    it('rejects values out of range, naming the flag', () => {
+      expect(() => params('compactionThreshold=0')).toThrow(/offload\.compactionThreshold must be a fraction in \(0, 1\]/);
+      expect(() => params('largeResultTokens=0')).toThrow(/largeResultTokens must be an integer >= 1 or "unlimited"/);
+    });
+  });
+
+  describe('end to end', () => {
+    it('replays a generated history with huge outputs: completes, every context well paired', async () => {
+      const scenario = scenarioOf(sweScenarioMessages(20, 6000));
+      const contexts: (readonly Message[])[] = [];
+      const mock = createMockBackend(counter);
+      const run = await replayScenario({
+        scenario,
+        sourceFormat: 'ctxbench',
+        strategy: offload,
+        params: params('largeResultTokens=1000'),
+        backend: { name: 'mock', complete: (r) => (contexts.push(r.messages), mock.complete(r)) },
+        counter,
+        model: 'gpt-4o',
+        window: 16_384,
+        batchId: 'b',
+      });
+      expect(run.summary.status).toBe('completed');
+      expect(run.events.filter((e) => e.kind === 'offloaded')).toHaveLength(20);
+      contexts.forEach((c) => expect(checkPairing(c, { request: true })).toEqual([]));
+    });
+
+    it('on a bundled OpenHands scenario at 16384: offloads, never breaks pairing, overflows without a lossy tier', async () => {
+      const { scenario } = await loadScenario('scenarios/openhands-codeact-sonnet35/django__django-10880.json');
+      const contexts: (readonly Message[])[] = [];
+      const mock = createMockBackend(counter);
+      const run = await replayScenario({
+        scenario,
+        sourceFormat: 'ctxbench',
+        strategy: offload,
+        params: params(),
+        backend: { name: 'mock', complete: (r) => (contexts.push(r.messages), mock.complete(r)) },
+        counter,
+        model: 'm',
+        window: 16_384,
+        batchId: 'b',
+      });
+      // Tiers 1-2 are reversible only: the seed's last resort is tier 3 (`summarization`).
+      expect(run.summary.status).toBe('overflow');
+      expect(run.events.filter((e) => e.kind === 'offloaded').length).toBeGreaterThan(0);
+      expect(run.events.some((e) => e.kind === 'pairing_violation')).toBe(false);
+      contexts.forEach((c) => expect(checkPairing(c, { request: true })).toEqual([]));
+    });
+  });
+});

@@ -1,0 +1,33 @@
+/**
+ * `offload`: seed 002's reversible tiers alone (tiers 1-2, see offload-tiers.ts).
+ *
+ * - Tier 1: a tool result over 20,000 tokens goes to the offload store at once, a 10-line preview and
+ *   a read-back instruction in its place.
+ * - Tier 2: above 85% of the window, the content written by file-write tool calls and long file-write
+ *   results are replaced by pointers to their originals in the store.
+ * Nothing is ever lost: every pointer resolves to exactly the text it replaced. There is no lossy
+ * last resort here (that is `summarization`, tier 3), so a context that the reversible tiers cannot
+ * bring under the window overflows, as the seed's tiers 1-2 alone would.
+ */
+import type { Params } from '../runner/types.js';
+import { applyOffloadTiers, OFFLOAD_PARAMS, offloadSettings } from './offload-tiers.js';
+import type { StrategyDefinition } from './types.js';
+
+const NAME = 'offload';
+
+export const offload: StrategyDefinition = {
+  name: NAME,
+  seed: '002',
+  summary: 'Seed 002 tiers 1-2: offload tool results over 20k tokens with a preview; above 85% replace file-write contents with pointers (reversible).',
+  params: OFFLOAD_PARAMS,
+  thresholds: (p) => [{ label: 'compact (tier 2)', fraction: p['compactionThreshold'] as number }],
+  create(params: Params) {
+    const settings = offloadSettings(params);
+    return {
+      beforeRequest(input) {
+        const { messages, events } = applyOffloadTiers(input, NAME, settings);
+        return { messages, events };
+      },
+    };
+  },
+};

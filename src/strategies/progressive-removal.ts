@@ -1,0 +1,493 @@
+/**
+ * `progressive-removal`: seed 004 (Dex, after Goose): context guards, progressive tool-response
+ * removal, a summary fallback, a scratchpad and handoff checkpoints.
+ *
+ * Before each request the context is estimated. At 80% of the window a `warned` event; at 90% a
+ * compaction: remove 0/10/20/50/100% of the tool rounds middle-out until the estimate is under 80% of
+ * the compaction threshold; if even 100% is not enough, keep the last 10 messages (at a safe
+ * boundary) and summarize the older ones (heuristic, or LLM with the seed's 7-section prompt) into
+ * the scratchpad, which is re-inserted after the pinned task. The agent updates the scratchpad with
+ * `SCRATCHPAD:` signals; a checkpoint with a handoff summary goes to the offload store after each
+ * compaction and every `checkpointInterval` steps. `summary=heuristic` is the default because it is
+ * what the seed ships: its guard calls the heuristic `compactHistory`, and its acceptance criteria
+ * mark the LLM summary "deferred".
+ *
+ * Differences from the seed, on purpose (README "Strategies"):
+ * - Seed defect: `filterToolResponses` drops tool responses and leaves their calls (orphans the
+ *   providers reject). A removal here takes one assistant turn's calls AND all their results together
+ *   (a parallel batch is one unit, as the seed's one tool-response message per turn is) and keeps the
+ *   turn's text, the "conversational context" the seed means to preserve; a turn with no text goes.
+ * - Seed defect: `compactHistory` slices the last 10 messages, which can start on a tool result; the
+ *   cut here moves back to the start of its round (core/boundaries.ts), so it keeps at least 10.
+ * - The seed's middle-out loop never reaches the newest of an odd number of tool responses (it keeps
+ *   one at 100%, and removes nothing at all when there is only one); 100% here removes them all, as
+ *   its "All tool responses removed" says. Every other selection is the seed's, in the seed's order.
+ * - The latest round's results are never removed: the model has not seen them yet.
+ * - Estimate: the run's tokenizer by default (`estimate=chars4` is the seed's bytes/4 + 50 per call),
+ *   because the runner's overflow check counts with the tokenizer and chars/4 undercounts the bundled
+ *   scenarios by up to 18%, more than the 10% between the compaction threshold and the window.
+ * - When the summary fallback still leaves the context over the compaction threshold (large outputs
+ *   in the last 10 messages), the removal levels run again on it; when there is nothing older to
+ *   summarize, the deepest removal is kept. The seed would send the context as is.
+ * - The task (the scenario's opening system and user messages) is pinned: Dex carries it in its
+ *   system prompt, which compaction never touches.
+ * - The agent's scratchpad and the compacted history are kept apart, so a later `SCRATCHPAD:` signal
+ *   (recorded, so it never saw our summaries) does not erase the compacted history.
+ */
+import { rounds, type Span } from '../core/boundaries.js';
+import { assistantMessage, hasToolCalls, strategyOrigin, userMessage, type AssistantMessage, type Message } from '../core/messages.js';
+import type { TokenCounter } from '../core/tokens.js';
+import type { Params } from '../runner/types.js';
+import {
+  AuxiliaryCallError,
+  type RequestPlan,
+  type StrategyDefinition,
+  type StrategyEvent,
+  type StrategyInput,
+} from './types.js';
+
+const NAME = 'progressive-removal';
+
+/** Seed `RemovalLevels`: the percentages of tool responses tried, in order. */
+export const REMOVAL_LEVELS = [0, 10, 20, 50, 100] as const;
+/** Seed: `targetTokens := contextCompactAt * 80 / 100`. */
+export const TARGET_OF_COMPACT = 0.8;
+
+/** Seed `compactionPromptTemplate`, word for word; `%s` is the rendered history. */
+export const COMPACTION_PROMPT_TEMPLATE = `Summarize this conversation history for session continuation.
+
+**Conversation History:**
+%s
+
+Wrap your reasoning in <analysis> tags, then provide a structured summary with these sections:
+
+1. **User Intent** - All goals and requests from the user
+2. **Technical Context** - Tools, methods, patterns discovered
+3. **Files & Code** - Files viewed/edited, significant code changes
+4. **Errors & Fixes** - Problems encountered and how they were resolved
+5. **Key Decisions** - Important choices made and rationale
+6. **Pending Tasks** - Unfinished work items
+7. **Current State** - Where work left off, what's next
+
+Be thorough - this summary will be the only context for continuing the session.
+Do not mention that you read a summary or that summarization occurred.`;
+
+export const SUMMARY_SECTIONS = ['User Intent', 'Technical Context', 'Files & Code', 'Errors & Fixes', 'Key Decisions', 'Pending Tasks', 'Current State'] as const;
+
+/** Seed `truncateForSummary`: longest message content in the summary prompt. */
+const MAX_SUMMARY_CHARS = 2000;
+/** Seed `estimateContextTokens`: "Tool call structure overhead". */
+const TOOL_CALL_OVERHEAD = 50;
+/** Dex has hats; a replay has one agent. */
+const CURRENT_HAT = 'agent';
+
+export type Estimate = 'tokenizer' | 'chars4';
+export type SummaryMode = 'heuristic' | 'llm';
+
+export interface ProgressiveRemovalParams {
+  readonly warnThreshold: number;
+  readonly compactThreshold: number;
+  readonly recentMessages: number;
+  readonly summary: SummaryMode;
+  readonly estimate: Estimate;
+  readonly checkpointInterval: number;
+  readonly generateHandoff: boolean;
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Estimation
+// ---------------------------------------------------------------------------------------------------
+
+export interface Estimator {
+  message(m: Message): number;
+  context(ms: readonly Message[]): number;
+}
+
+const chars4Cache = new WeakMap<Message, number>();
+
+/** Seed `estimateContextTokens` for one message: len/4 of the content (Go's len counts bytes), len/4 of each call's input plus 50. */
+export function chars4Estimate(m: Message): number {
+  const cached = chars4Cache.get(m);
+  if (cached !== undefined) return cached;
+  let tokens = Math.floor(Buffer.byteLength(m.content, 'utf8') / 4);
+  if (m.role === 'assistant') {
+    for (const call of m.toolCalls) tokens += Math.floor(Buffer.byteLength(call.arguments, 'utf8') / 4) + TOOL_CALL_OVERHEAD;
+  }
+  chars4Cache.set(m, tokens);
+  return tokens;
+}
+
+export function estimator(kind: Estimate, counter: TokenCounter): Estimator {
+  if (kind === 'tokenizer') return { message: (m) => counter.countMessage(m), context: (ms) => counter.countContext(ms) };
+  return { message: chars4Estimate, context: (ms) => ms.reduce((sum, m) => sum + chars4Estimate(m), 0) };
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Middle-out removal
+// ---------------------------------------------------------------------------------------------------
+
+/** Seed: `numToRemove = n * pct / 100` (integer division), at least 1 when pct > 0. */
+export function removalCount(n: number, percent: number): number {
+  if (n === 0 || percent === 0) return 0;
+  return Math.max(1, Math.floor((n * percent) / 100));
+}
+
+/**
+ * Positions 0..n-1 in the seed's middle-out order: middle-1, middle, middle-2, middle+1, ... (with
+ * middle = floor(n/2)). The seed's loop skips a slot when the left side runs out (n odd); this order
+ * goes on with the right side, so its first n entries are all n positions.
+ */
+export function middleOutOrder(n: number): number[] {
+  const middle = Math.floor(n / 2);
+  const order: number[] = [];
+  for (let offset = 0; order.length < n; offset++) {
+    if (middle - offset - 1 >= 0) order.push(middle - offset - 1);
+    if (middle + offset < n) order.push(middle + offset);
+  }
+  return order;
+}
+
+/** The positions removed at `percent`, in removal order. */
+export function middleOutSelection(n: number, percent: number): number[] {
+  return middleOutOrder(n).slice(0, removalCount(n, percent));
+}
+
+/**
+ * The tool rounds a removal may take, oldest first: each assistant turn with tool calls together with
+ * all its results. The latest assistant turn's round is left out: its results are unseen.
+ */
+export function removableRounds(messages: readonly Message[]): Span[] {
+  const lastAssistant = messages.findLastIndex((m) => m.role === 'assistant');
+  return rounds(messages).filter((s) => hasToolCalls(messages[s.start]!) && s.start !== lastAssistant);
+}
+
+// One replacement per original, so every level and step shares it (and its cached token count).
+const strippedTurns = new WeakMap<AssistantMessage, AssistantMessage | null>();
+
+/** The assistant turn of a removed round, without its calls; undefined when it had no text to keep. */
+function withoutToolCalls(m: AssistantMessage): AssistantMessage | undefined {
+  let stripped = strippedTurns.get(m);
+  if (stripped === undefined) {
+    stripped = m.content.trim() === '' ? null : assistantMessage({ id: m.id, content: m.content, usage: m.usage, origin: strategyOrigin(NAME, 'removed') });
+    strippedTurns.set(m, stripped);
+  }
+  return stripped ?? undefined;
+}
+
+interface Removal {
+  readonly messages: readonly Message[];
+  readonly level: number;
+  readonly removed: number;
+  readonly candidates: number;
+  readonly tokens: number;
+  /** False when even 100% left the estimate at or over the target. */
+  readonly under: boolean;
+}
+
+/** `messages` with the given rounds removed (calls and results together, the turn's text kept). */
+export function removeRounds(messages: readonly Message[], spans: readonly Span[]): Message[] {
+  const out: Message[] = [];
+  let next = 0;
+  for (const span of [...spans].sort((a, b) => a.start - b.start)) {
+    out.push(...messages.slice(next, span.start));
+    const kept = withoutToolCalls(messages[span.start] as AssistantMessage);
+    if (kept) out.push(kept);
+    next = span.end;
+  }
+  out.push(...messages.slice(next));
+  return out;
+}
+
+/**
+ * Seed `compactHistoryProgressive`: tries each removal level in turn and returns the first whose
+ * estimate is under `target`, or the deepest level (100%) when none is.
+ */
+export function removeProgressively(messages: readonly Message[], tokens: number, target: number, est: Estimator): Removal {
+  const spans = removableRounds(messages);
+  const savings = spans.map((s) => {
+    const kept = withoutToolCalls(messages[s.start] as AssistantMessage);
+    const removed = messages.slice(s.start, s.end).reduce((sum, m) => sum + est.message(m), 0);
+    return removed - (kept ? est.message(kept) : 0);
+  });
+  for (const level of REMOVAL_LEVELS) {
+    const chosen = middleOutSelection(spans.length, level);
+    const after = tokens - chosen.reduce((sum, i) => sum + savings[i]!, 0);
+    if (after >= target && level !== 100) continue;
+    const out = chosen.length > 0 ? removeRounds(messages, chosen.map((i) => spans[i]!)) : messages;
+    return { messages: out, level, removed: chosen.length, candidates: spans.length, tokens: after, under: after < target };
+  }
+  throw new Error('unreachable: the removal levels end at 100%');
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Summary fallback
+// ---------------------------------------------------------------------------------------------------
+
+const isScratchpad = (m: Message): boolean => m.origin.source === 'strategy' && m.origin.action === 'scratchpad';
+
+/** The pinned task: the leading system and user messages of the scenario (Dex keeps its task in the system prompt). */
+export function pinnedCount(messages: readonly Message[]): number {
+  const n = messages.findIndex((m) => m.origin.source !== 'scenario' || (m.role !== 'system' && m.role !== 'user'));
+  return n === -1 ? messages.length : n;
+}
+
+/**
+ * Where the kept recent messages begin: `keep` from the end, moved back to the start of its round so
+ * the kept part never starts on a tool result (the seed's plain slice could). Never before `from`.
+ */
+export function recentCut(messages: readonly Message[], from: number, keep: number): number {
+  const naive = messages.length - keep;
+  if (naive <= from) return from;
+  return rounds(messages, from).find((s) => s.start <= naive && naive < s.end)!.start;
+}
+
+/** Seed `parseScratchpadSignal`: from the first `SCRATCHPAD:` to the end, or to the next `\nSIGNAL:`. */
+export function parseScratchpadSignal(text: string): string | undefined {
+  const prefix = 'SCRATCHPAD:';
+  const at = text.indexOf(prefix);
+  if (at === -1) return undefined;
+  let content = text.slice(at + prefix.length);
+  const end = content.indexOf('\nSIGNAL:');
+  if (end !== -1) content = content.slice(0, end);
+  return content.trim();
+}
+
+const clip = (text: string, max = 200): string => (text.length > max ? `${text.slice(0, max)}...` : text);
+
+/** The seed leaves `extractFirstSentence` undefined: up to the first sentence end or line break. */
+function firstSentence(text: string): string {
+  const trimmed = text.trim();
+  const end = /[.!?](\s|$)|\n/.exec(trimmed);
+  return clip(end ? trimmed.slice(0, end.index + (end[0] === '\n' ? 0 : 1)) : trimmed);
+}
+
+/** The seed leaves `extractQualityResult` undefined: the first line that names a QUALITY_ gate. */
+function qualityResult(text: string): string {
+  return clip(text.split('\n').find((l) => l.includes('QUALITY_'))!.trim());
+}
+
+/**
+ * Seed `summarizeMessages`: tool calls, decisions ("decided"/"choosing") and quality gates. Tool
+ * results count as user messages here, as they are in the seed's (Anthropic) message model.
+ */
+export function heuristicSummary(messages: readonly Message[]): string {
+  let summary = '';
+  for (const m of messages) {
+    if (m.role === 'assistant') {
+      for (const call of m.toolCalls) summary += `- Called ${call.name}\n`;
+      if (m.content.includes('decided') || m.content.includes('choosing')) summary += `- Decision: ${firstSentence(m.content)}\n`;
+    }
+    if ((m.role === 'user' || m.role === 'tool') && m.content.includes('QUALITY_')) summary += `- Quality gate: ${qualityResult(m.content)}\n`;
+  }
+  return summary;
+}
+
+/** Seed `truncateForSummary` (by characters, never splitting a surrogate pair). */
+function truncateForSummary(content: string): string {
+  if (content.length <= MAX_SUMMARY_CHARS) return content;
+  const high = content.charCodeAt(MAX_SUMMARY_CHARS - 1);
+  const end = high >= 0xd800 && high <= 0xdbff ? MAX_SUMMARY_CHARS - 1 : MAX_SUMMARY_CHARS;
+  return `${content.slice(0, end)}... [truncated]`;
+}
+
+/**
+ * Seed `buildCompactionPrompt` as a tool-less request: the system prompt (every request keeps it
+ * first), the template up to and with the history as one user message (the span the summarizer
+ * reads), the rest of the template as the closing instruction.
+ */
+export function summaryRequest(system: readonly Message[], span: readonly Message[], step: number): Message[] {
+  const history = span.map((m) => `[${m.role === 'assistant' ? 'assistant' : 'user'}]: ${truncateForSummary(m.content)}\n\n`).join('');
+  const [head, tail] = COMPACTION_PROMPT_TEMPLATE.split('%s') as [string, string];
+  const origin = strategyOrigin(NAME, 'summary-request');
+  return [
+    ...system,
+    userMessage({ id: `${NAME}:summary-history:${step}`, content: `${head}${history}`, origin }),
+    userMessage({ id: `${NAME}:summary-instruction:${step}`, content: tail.trimStart(), origin }),
+  ];
+}
+
+/** The prompt asks for reasoning in <analysis> tags before the summary: only the summary is kept. */
+export function stripAnalysis(text: string): string {
+  const stripped = text.replace(/<analysis>[\s\S]*?<\/analysis>/g, '').trim();
+  return stripped === '' ? text.trim() : stripped;
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Handoff checkpoints
+// ---------------------------------------------------------------------------------------------------
+
+/** Seed `HandoffSummary`, minus what a replay does not have (wall clock, git); the step stands for the time. */
+export interface HandoffSummary {
+  readonly generatedAtStep: number;
+  readonly taskTitle: string;
+  readonly currentHat: string;
+  readonly completedItems: readonly string[];
+  readonly remainingItems: readonly string[];
+  readonly keyDecisions: readonly string[];
+  readonly continuationPrompt: string;
+}
+
+/** The lines under a `## heading` of a markdown document, up to the next heading. */
+function section(doc: string, heading: string): string[] {
+  const lines = doc.split('\n');
+  const start = lines.findIndex((l) => l.trim().toLowerCase() === `## ${heading.toLowerCase()}`);
+  if (start === -1) return [];
+  const end = lines.findIndex((l, i) => i > start && l.trimStart().startsWith('#'));
+  return lines.slice(start + 1, end === -1 ? undefined : end);
+}
+
+/**
+ * Seed `generateHandoff`. Dex reads progress from its task checklist; a replay's checklist is the
+ * scratchpad's "Current Plan" (`[x]` done, `[ ]` to do). Key decisions come from the scratchpad, as in
+ * the seed (`extractDecisionsFromScratchpad`).
+ */
+export function generateHandoff(task: string, scratchpad: string, step: number): HandoffSummary {
+  const items = section(scratchpad, 'Current Plan').flatMap((l) => {
+    const m = /^\s*(?:\d+\.|[-*])\s*\[([ xX])\]\s*(.+)$/.exec(l);
+    return m ? [{ done: m[1] !== ' ', text: m[2]!.trim() }] : [];
+  });
+  const remainingItems = items.filter((i) => !i.done).map((i) => i.text);
+  const taskTitle = clip(task.split('\n').find((l) => l.trim() !== '')?.trim() ?? '', 120);
+  return {
+    generatedAtStep: step,
+    taskTitle,
+    currentHat: CURRENT_HAT,
+    completedItems: items.filter((i) => i.done).map((i) => i.text),
+    remainingItems,
+    keyDecisions: section(scratchpad, 'Key Decisions').flatMap((l) => /^\s*[-*]\s+(.+)$/.exec(l)?.slice(1) ?? []),
+    continuationPrompt: `Continue working on: ${taskTitle}\nCurrent phase: ${CURRENT_HAT}\nNext step: ${remainingItems[0] ?? 'Complete the task'}`,
+  };
+}
+
+// ---------------------------------------------------------------------------------------------------
+// The strategy
+// ---------------------------------------------------------------------------------------------------
+
+const pct = (tokens: number, window: number): string => `${Math.round((tokens / window) * 100)}%`;
+
+export const progressiveRemoval: StrategyDefinition = {
+  name: NAME,
+  seed: '004',
+  summary: 'Seed 004: at 90%, remove 0/10/20/50/100% of tool rounds middle-out; else keep the last 10 messages and summarize the rest into a scratchpad.',
+  params: [
+    { name: 'warnThreshold', kind: 'fraction', default: 0.8, description: 'Record a "warned" event above this share of the window (ContextWarnPct).' },
+    { name: 'compactThreshold', kind: 'fraction', default: 0.9, description: 'Compact above this share of the window, down to 80% of it (ContextCompactPct).' },
+    { name: 'recentMessages', kind: 'integer', default: 10, min: 1, max: 1000, description: 'Messages the summary fallback keeps verbatim, moved back to a round start (MaxRecentMessages).' },
+    { name: 'summary', kind: 'choice', default: 'heuristic', values: ['heuristic', 'llm'], description: 'Summary of the older messages: the seed\'s extraction of calls, decisions and quality gates, or an LLM with the 7-section prompt (heuristic on failure).' },
+    { name: 'estimate', kind: 'choice', default: 'tokenizer', values: ['tokenizer', 'chars4'], description: 'Context estimate: the run\'s tokenizer (what the overflow check counts), or the seed\'s bytes/4 plus 50 per tool call.' },
+    { name: 'checkpointInterval', kind: 'integer', default: 5, min: 1, max: 1000, description: 'Steps between checkpoints written to the offload store (one is also written after every compaction).' },
+    { name: 'generateHandoff', kind: 'boolean', default: true, description: 'Add the handoff summary (task, plan progress, key decisions, continuation prompt) to each checkpoint.' },
+  ],
+  checkParams: (p) =>
+    (p['warnThreshold'] as number) < (p['compactThreshold'] as number)
+      ? undefined
+      : `warnThreshold (${p['warnThreshold']}) must be below compactThreshold (${p['compactThreshold']})`,
+  thresholds: (p) => [
+    { label: 'warn', fraction: p['warnThreshold'] as number },
+    { label: 'compact', fraction: p['compactThreshold'] as number },
+    { label: 'compaction target', fraction: (p['compactThreshold'] as number) * TARGET_OF_COMPACT },
+  ],
+  create(params: Params) {
+    const p = params as unknown as ProgressiveRemovalParams;
+    let agentScratchpad = '';
+    let compactedHistory = '';
+
+    const scratchpad = (): string => (agentScratchpad + compactedHistory).trim();
+
+    /** Seed `saveCheckpoint`: the checkpoint state (and handoff) in the run's offload store. */
+    const saveCheckpoint = (input: Pick<StrategyInput, 'files' | 'step'>, context: readonly Message[], reason: string): void => {
+      const task = context.slice(0, pinnedCount(context)).find((m) => m.role === 'user')?.content ?? '';
+      const state = {
+        iteration: input.step,
+        reason,
+        scratchpad: scratchpad(),
+        messageIds: context.map((m) => m.id),
+        ...(p.generateHandoff ? { handoff: generateHandoff(task, scratchpad(), input.step) } : {}),
+      };
+      input.files.write(`checkpoints/step-${String(input.step).padStart(4, '0')}-${reason}.json`, JSON.stringify(state, null, 2));
+    };
+
+    const summarize = async (input: StrategyInput, span: readonly Message[]): Promise<{ text: string; how: string }> => {
+      if (p.summary === 'heuristic') return { text: heuristicSummary(span), how: 'heuristic' };
+      const system = input.messages[0]?.role === 'system' ? [input.messages[0]] : [];
+      try {
+        const answer = await input.llm({ messages: summaryRequest(system, span, input.step), purpose: 'summary', expect: { sections: SUMMARY_SECTIONS } });
+        return { text: stripAnalysis(answer.text), how: 'llm' };
+      } catch (error) {
+        if (!(error instanceof AuxiliaryCallError)) throw error;
+        return { text: heuristicSummary(span), how: `heuristic, the llm summary failed (${error.reason})` };
+      }
+    };
+
+    /** Seed `compactHistoryWithSummary`: pinned task + scratchpad (with the new summary) + the recent messages. */
+    const summarizeOlder = async (input: StrategyInput, messages: readonly Message[], est: Estimator): Promise<{ messages: Message[]; event: StrategyEvent } | undefined> => {
+      const from = pinnedCount(messages);
+      const cut = recentCut(messages, from, p.recentMessages);
+      const span = messages.slice(from, cut).filter((m) => !isScratchpad(m));
+      if (span.length === 0) return undefined;
+      const { text, how } = await summarize(input, span);
+      compactedHistory += `\n\n## Compacted History\n${text}`;
+      const note = userMessage({ id: `${NAME}:scratchpad:${input.step}`, content: `# Task Scratchpad\n\n${scratchpad()}`, origin: strategyOrigin(NAME, 'scratchpad') });
+      const out = [...messages.slice(0, from), note, ...messages.slice(cut)];
+      const detail = `summarized ${span.length} older messages (${how}) into the scratchpad; kept the last ${messages.length - cut}`;
+      return { messages: out, event: { kind: 'summarized', messageId: note.id, detail, tokensBefore: est.context(messages), tokensAfter: est.context(out) } };
+    };
+
+    const removedEvent = (r: Removal, before: number): StrategyEvent => ({
+      kind: 'removed',
+      detail: `removed ${r.removed} of ${r.candidates} tool rounds (calls with their results) at level ${r.level}%, middle-out`,
+      tokensBefore: before,
+      tokensAfter: r.tokens,
+    });
+
+    const compact = async (input: StrategyInput, tokens: number, est: Estimator): Promise<RequestPlan> => {
+      const compactAt = p.compactThreshold * input.window;
+      const target = compactAt * TARGET_OF_COMPACT;
+      const removal = removeProgressively(input.messages, tokens, target, est);
+      const events: StrategyEvent[] = [];
+      let messages: readonly Message[];
+      if (removal.under) {
+        events.push(removedEvent(removal, tokens));
+        messages = removal.messages;
+      } else {
+        // As in the seed, the fallback starts again from the messages as they were.
+        const fallback = await summarizeOlder(input, input.messages, est);
+        if (fallback) {
+          events.push(fallback.event);
+          messages = fallback.messages;
+          const after = est.context(messages);
+          const again = after >= compactAt ? removeProgressively(messages, after, target, est) : undefined;
+          if (again && again.removed > 0) {
+            events.push(removedEvent(again, after));
+            messages = again.messages;
+          }
+        } else if (removal.removed > 0) {
+          events.push(removedEvent(removal, tokens));
+          messages = removal.messages;
+        } else {
+          return { messages: input.messages, events: [{ kind: 'warning', detail: `context at ${pct(tokens, input.window)} of the window: nothing left to remove or summarize`, tokensBefore: tokens }] };
+        }
+      }
+      saveCheckpoint(input, messages, 'compaction');
+      return { messages, events };
+    };
+
+    return {
+      async beforeRequest(input: StrategyInput): Promise<RequestPlan> {
+        const est = estimator(p.estimate, input.counter);
+        const tokens = est.context(input.messages);
+        if (tokens >= p.compactThreshold * input.window) return compact(input, tokens, est);
+        if (tokens < p.warnThreshold * input.window) return { messages: input.messages };
+        const detail = `context at ${pct(tokens, input.window)} of the window (${p.estimate} estimate); compaction at ${pct(p.compactThreshold * input.window, input.window)}`;
+        return { messages: input.messages, events: [{ kind: 'warned', detail, tokensBefore: tokens }] };
+      },
+
+      afterResponse(input) {
+        const signal = parseScratchpadSignal(input.response.content);
+        if (signal !== undefined) agentScratchpad = signal;
+        if ((input.step + 1) % p.checkpointInterval === 0) saveCheckpoint(input, [...input.sent, input.response], 'interval');
+        return undefined;
+      },
+    };
+  },
+};
