@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { ResultStore } from '../src/store/result-store.js';
-import { STRATEGY_NAMES } from '../src/strategies/index.js';
+import { PRESET_NAMES, STRATEGY_NAMES } from '../src/strategies/index.js';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
 const BIN = path.join(ROOT, 'dist/cli/bin.js');
@@ -75,6 +75,26 @@ describe('bench run (the README main job)', () => {
   });
 });
 
+describe('bench run --strategy all', () => {
+  it('runs every strategy and preset over the bundled scenarios with zero pairing violations', async () => {
+    const r = bench(['run', '--strategy', 'all', '--window', '32k', '--no-report']);
+    expect(r.code).toBe(0);
+    const store = await ResultStore.openExisting(path.join(r.cwd, 'reports/ctxbench.duckdb'));
+    const runs = await store.loadRuns();
+    await store.close();
+    const names = new Set(runs.map((run) => run.config.strategy));
+    expect([...names].sort()).toEqual([...STRATEGY_NAMES, ...PRESET_NAMES].sort());
+    for (const run of runs) {
+      expect(run.summary.status).not.toBe('invalid_context');
+      expect(run.events.filter((e) => e.kind === 'pairing_violation')).toEqual([]);
+    }
+    // Every strategy that manages the context at all survives a 32k window on every bundled task.
+    for (const name of ['masking', 'continuation', 'checkpoint-restart', 'summarization', 'progressive-removal', 'window', 'hybrid', 'deepagents', 'codex', 'goose', 'jetbrains-masking']) {
+      expect(runs.filter((run) => run.config.strategy === name).map((run) => run.summary.status)).toEqual(Array(7).fill('completed'));
+    }
+  }, 120_000);
+});
+
 describe('bench subcommands', () => {
   it('strategies lists every strategy with its parameters and defaults', () => {
     const r = bench(['strategies']);
@@ -83,6 +103,8 @@ describe('bench subcommands', () => {
     expect(r.stdout).toMatch(/^masking \(seed 000\): /m);
     expect(r.stdout).toContain('--param masking.softThreshold=0.7');
     expect(r.stdout).toContain('--param masking.carryoverTurns=5');
+    for (const name of STRATEGY_NAMES) expect(r.stdout).toMatch(new RegExp(`^${name}( \\(seed \\d+\\))?: `, 'm'));
+    for (const name of PRESET_NAMES) expect(r.stdout).toMatch(new RegExp(`^${name} = `, 'm'));
   });
 
   it('scenarios list shows the bundled scenarios', () => {
