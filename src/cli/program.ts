@@ -29,6 +29,8 @@ export function buildProgram(): Command {
     .option('--mock-recall <fraction>', 'mock LLM: share of facts a summary or checkpoint keeps', '0.8')
     .option('--mock-summary-tokens <n>', 'mock LLM: longest summary or checkpoint, in tokens', '800')
     .option('--mock-seed <n>', 'mock LLM: seed of the recall draw', '1')
+    .option('--no-calibrate', 'count tokens with the tokenizer as is, without the per-model correction fitted on recorded provider usage')
+    .option('--price-model <name>', "price every run at this model's list prices (default: each scenario's model)")
     .addHelpText(
       'after',
       '\nExamples:\n  bench run --window 32k\n  bench run --strategy masking --param softThreshold=0.6 --scenario my-agent-logs/\n  bench run -s raw -s masking --scenario "logs/**/*.traj.json" --db results.duckdb --no-report',
@@ -56,6 +58,25 @@ export function buildProgram(): Command {
     .argument('<file>', 'the recorded trajectory')
     .option('-o, --output <file>', 'write here (.json or .yaml) instead of stdout')
     .action(async (file: string, opts) => (await import('./commands/scenarios.js')).importCommand(file, opts));
+  scenarios
+    .command('gen')
+    .description('Generate seeded synthetic long agent tasks (realistic tool mix, heavy-tailed outputs, planted facts with probes); same flags, same file.')
+    .option('-o, --output <path>', 'file (.json or .yaml), or folder (ends with / or exists; needed for --count > 1 and --suite); default: stdout')
+    .option('--steps <n>', 'agent steps, 20 to 2000 (default 200)')
+    .option('--seed <n>', 'seed, 0 to 4294967295 (default 1)')
+    .option('--count <k>', 'write K scenarios with seeds seed..seed+K-1 into the -o folder, 1 to 1000 (default 1)')
+    .option('--output-tokens <n>', 'median read_file/grep/bash output size in tokens, 10 to 50000 (default 300)')
+    .option('--heavy-tail <share>', 'share of outputs 4-16x the median, a sixth of them 30-100x, 0 to 0.5 (default 0.1)')
+    .option('--max-output-tokens <n>', 'largest output in tokens, 64 to 200000 (default 12000)')
+    .option('--fact-density <x>', 'facts planted per 100 steps, each probed later, 0 to 50 (default 5)')
+    .option('--parallel <share>', 'share of tool-calling steps with 2-4 parallel calls, 0 to 1 (default 0.15)')
+    .option('--follow-ups <share>', 'share of steps followed by a user follow-up, 0 to 0.5 (default 0.03)')
+    .option('--model <name>', 'model name written to the scenario (default gpt-4o)')
+    .option('--window <tokens>', "model.contextWindow, e.g. 32768 or 32k (default: the model's)")
+    .option('--bash-style <style>', 'bash exit-code format: openhands or returncode (default: picked by the seed)')
+    .option('--suite', 'write the bundled suite (scenarios/synthetic) into the -o folder')
+    .addHelpText('after', '\nExamples:\n  bench scenarios gen --steps 500 --seed 7 -o long.json\n  bench scenarios gen --count 10 --steps 120 --fact-density 10 -o synthetic/\n  bench scenarios gen --suite -o scenarios/synthetic/')
+    .action(async (opts) => (await import('./commands/gen.js')).genCommand(opts));
 
   program
     .command('strategies')

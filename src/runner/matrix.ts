@@ -5,6 +5,7 @@
 import { resolveModel } from '../core/models.js';
 import type { TokenCounter } from '../core/tokens.js';
 import type { Backend } from '../llm/types.js';
+import { calibrationKey, scaledCounter } from '../metrics/calibration.js';
 import type { LoadedScenario } from '../scenarios/load.js';
 import type { Scenario } from '../scenarios/scenario.js';
 import type { StrategyDefinition } from '../strategies/types.js';
@@ -27,6 +28,10 @@ export interface MatrixOptions {
   readonly batchId: string;
   /** --window: replaces every scenario's model window. */
   readonly windowOverride?: number | undefined;
+  /** Token calibration factors by calibrationKey(model, encoding); a model without one runs unscaled. */
+  readonly calibration?: ReadonlyMap<string, number> | undefined;
+  /** --price-model: whose prices every run's cost uses (default: the scenario's model). */
+  readonly priceModel?: string | undefined;
   readonly onRunStart?: (label: string, index: number, total: number, steps: number) => void;
   readonly onStep?: (step: number, total: number) => void;
   readonly onRun: (run: RunResult) => Promise<void>;
@@ -53,12 +58,19 @@ export async function runMatrix(options: MatrixOptions): Promise<RunResult[]> {
   const total = scenarios.length * entries.length;
   const results: RunResult[] = [];
   const warned = new Set<string>();
+  const counters = new Map<number, TokenCounter>(); // one scaled counter per factor, sharing the base cache
   let index = 0;
   for (const { scenario, format } of scenarios) {
     const { model, window, known } = windowFor(scenario, options.windowOverride);
     if (!known && !warned.has(model)) {
       warned.add(model);
       options.onWarning?.(`${scenario.file}: unknown model "${model}": using the smallest known window (${window} tokens); set model.contextWindow or --window`);
+    }
+    const factor = options.calibration?.get(calibrationKey(model, options.counter.encoding));
+    let counter = options.counter;
+    if (factor !== undefined) {
+      counter = counters.get(factor) ?? scaledCounter(options.counter, factor);
+      counters.set(factor, counter);
     }
     for (const { strategy, preset, params } of entries) {
       if (options.signal?.aborted) return results;
@@ -72,8 +84,10 @@ export async function runMatrix(options: MatrixOptions): Promise<RunResult[]> {
         params,
         backend: options.backend,
         backendOptions: options.backendOptions,
-        counter: options.counter,
+        counter,
+        calibrationFactor: factor,
         model,
+        priceModel: options.priceModel,
         window,
         batchId: options.batchId,
         onStep: options.onStep,

@@ -9,8 +9,8 @@
  */
 import type { Message } from '../core/messages.js';
 import { checkPairing, describeViolations } from '../core/pairing.js';
-import type { TokenCounter } from '../core/tokens.js';
-import type { Backend, Usage } from '../llm/types.js';
+import { PER_MESSAGE_TOKENS, type TokenCounter } from '../core/tokens.js';
+import type { Backend, ChatResponse, Usage } from '../llm/types.js';
 import { prelude, turns, type Scenario } from '../scenarios/scenario.js';
 import { createOffloadStore } from '../strategies/offload-store.js';
 import {
@@ -20,8 +20,12 @@ import {
   type StrategyDefinition,
   type StrategyEvent,
 } from '../strategies/types.js';
+import { costUsd, priceFor } from '../metrics/cost.js';
+import { judgeProbe } from '../metrics/probes.js';
+import { sharedPrefixTokens } from '../metrics/prompt-cache.js';
+import { presentInContext, referenceTargets } from '../metrics/reference-recall.js';
 import { compareUsage } from './usage-comparison.js';
-import type { EventRecord, Params, RunConfig, RunResult, RunStatus, StepRecord } from './types.js';
+import type { EventRecord, Params, ProbeRecord, RunConfig, RunResult, RunStatus, StepRecord } from './types.js';
 
 export interface ReplayOptions {
   readonly scenario: Scenario;
@@ -33,12 +37,25 @@ export interface ReplayOptions {
   readonly backend: Backend;
   /** The backend settings that shape results (stored with the run). */
   readonly backendOptions?: Params;
+  /** Counts tokens; already scaled when the run is calibrated (see calibrationFactor). */
   readonly counter: TokenCounter;
+  /** The token calibration factor `counter` applies, recorded with the run. */
+  readonly calibrationFactor?: number | undefined;
   readonly model: string;
+  /** Whose prices the cost uses (default: `model`). */
+  readonly priceModel?: string | undefined;
   readonly window: number;
   readonly batchId: string;
   /** Called after every step (progress bars). */
   readonly onStep?: (step: number, total: number) => void;
+}
+
+/** Reference targets depend on the scenario only: computed once, shared by every strategy's run. */
+const referenceCache = new WeakMap<Scenario, ReturnType<typeof referenceTargets>>();
+function targetsOf(scenario: Scenario): ReturnType<typeof referenceTargets> {
+  let targets = referenceCache.get(scenario);
+  if (!targets) referenceCache.set(scenario, (targets = referenceTargets(scenario)));
+  return targets;
 }
 
 export function runId(batchId: string, strategy: string, scenarioId: string): string {
@@ -73,6 +90,8 @@ export async function replayScenario(options: ReplayOptions): Promise<RunResult>
     model: options.model,
     window,
     encoding: counter.encoding,
+    calibrationFactor: options.calibrationFactor,
+    priceModel: options.priceModel ?? options.model,
     thresholds: strategy.thresholds(params),
   };
   const recorded = turns(scenario);
@@ -84,6 +103,12 @@ export async function replayScenario(options: ReplayOptions): Promise<RunResult>
   const events: EventRecord[] = [];
   const exactSteps = new Set<number>(); // steps that sent the recorded history unchanged
   let exact = true; // the session's messages are still the recorded history, untouched
+  const targets = targetsOf(scenario);
+  const scenarioIds = new Set(scenario.messages.map((m) => m.id));
+  const probes: ProbeRecord[] = [];
+  const reference = { present: 0, total: 0 };
+  let cachedInputTokens = 0;
+  let previousContext: readonly Message[] | undefined; // the last agent request of this session
 
   let messages: readonly Message[] = first;
   let appendedFrom = 0;
@@ -101,6 +126,7 @@ export async function replayScenario(options: ReplayOptions): Promise<RunResult>
   const startSession = (): void => {
     session += 1;
     sessionSteps = 0;
+    previousContext = undefined;
   };
   const addStep = (purpose: string, promptTokens: number, usage: Usage | undefined, messageCount: number, source: 'local' | 'provider', action: string, recordedPrompt?: number): void => {
     steps.push({
@@ -116,6 +142,15 @@ export async function replayScenario(options: ReplayOptions): Promise<RunResult>
       action,
     });
   };
+
+  /**
+   * The usage a step records. A provider's numbers are kept as reported (missing stays undefined);
+   * "local" usage is the runner's own count, so a calibrated counter applies to it too.
+   */
+  const usageOf = (response: ChatResponse, localPrompt: number): Usage =>
+    response.usageSource === 'local'
+      ? { promptTokens: localPrompt, completionTokens: counter.countMessage(response.message) - PER_MESSAGE_TOKENS }
+      : response.usage;
 
   /** Checks a context as the provider would; throws RunEnded (agent) or AuxiliaryCallError. */
   const admit = (context: readonly Message[], purpose: string): number => {
@@ -142,12 +177,12 @@ export async function replayScenario(options: ReplayOptions): Promise<RunResult>
     } catch (error) {
       return fail('backend', (error as Error).message);
     }
-    const promptTokens = response.usage.promptTokens ?? local;
-    addStep(request.purpose, promptTokens, response.usage, request.messages.length, response.usage.promptTokens === undefined ? 'local' : response.usageSource, '');
+    const usage = usageOf(response, local);
+    addStep(request.purpose, usage.promptTokens ?? local, usage, request.messages.length, usage.promptTokens === undefined ? 'local' : response.usageSource, '');
     if (response.message.toolCalls.length > 0) fail('tool_call', 'answered with a tool call instead of text');
     const text = response.message.content.trim();
     if (text === '') fail('empty', 'answered with no text');
-    return { message: response.message, text, usage: response.usage };
+    return { message: response.message, text, usage };
   };
 
   try {
@@ -164,15 +199,24 @@ export async function replayScenario(options: ReplayOptions): Promise<RunResult>
         addStep('agent', localTokens, undefined, context.length, 'local', action, turn.assistant.usage?.promptTokens);
         throw new RunEnded('overflow', `context of ${localTokens} tokens exceeds the ${window}-token window`);
       }
+      for (const probe of scenario.probes.filter((p) => p.step === step)) {
+        const verdict = judgeProbe(probe.answer, context, files, scenarioIds);
+        probes.push({ probeId: probe.id, step, answer: probe.answer, how: verdict.how, file: verdict.file });
+      }
+      const used = targets.get(step) ?? [];
+      reference.present += presentInContext(used, context);
+      reference.total += used.length;
+      cachedInputTokens += sharedPrefixTokens(previousContext, context, counter);
+      previousContext = context;
       const response = await backend.complete({ messages: context, purpose: 'agent', recorded: turn.assistant });
-      const promptTokens = response.usage.promptTokens ?? localTokens;
-      const source = response.usage.promptTokens === undefined ? 'local' : response.usageSource;
-      addStep('agent', promptTokens, response.usage, context.length, source, action, turn.assistant.usage?.promptTokens);
+      const usage = usageOf(response, localTokens);
+      const source = usage.promptTokens === undefined ? 'local' : response.usageSource;
+      addStep('agent', usage.promptTokens ?? localTokens, usage, context.length, source, action, turn.assistant.usage?.promptTokens);
       if (exact) exactSteps.add(step);
-      last = { promptTokens: response.usage.promptTokens, sentCount: context.length };
+      last = { promptTokens: usage.promptTokens, sentCount: context.length };
       sessionSteps += 1;
 
-      const decision = await run.afterResponse?.({ messages: context, sent: context, response: turn.assistant, usage: response.usage, step, session, sessionSteps, window, counter, systemPrompt, llm, files });
+      const decision = await run.afterResponse?.({ messages: context, sent: context, response: turn.assistant, usage, step, session, sessionSteps, window, counter, systemPrompt, llm, files });
       if (decision) {
         record(decision.events ?? []);
         if (decision.stop !== undefined) throw new RunEnded('stopped', decision.stop);
@@ -201,6 +245,13 @@ export async function replayScenario(options: ReplayOptions): Promise<RunResult>
   const agentSteps = sent.filter((s) => s.purpose === 'agent');
   const auxiliary = sent.filter((s) => s.purpose !== 'agent');
   const peak = steps.reduce((max, s) => Math.max(max, s.promptTokens), 0);
+  const asked = new Set(probes.map((p) => p.probeId));
+  for (const probe of scenario.probes) {
+    if (!asked.has(probe.id)) probes.push({ probeId: probe.id, step: probe.step, answer: probe.answer, how: 'unreached' });
+  }
+  const count = (how: ProbeRecord['how']): number => probes.filter((p) => p.how === how).length;
+  const inputTokens = sent.reduce((sum, s) => sum + s.promptTokens, 0);
+  const outputTokens = sent.reduce((sum, s) => sum + s.completionTokens, 0);
   return {
     runId: runId(options.batchId, label, scenario.id),
     batchId: options.batchId,
@@ -213,16 +264,28 @@ export async function replayScenario(options: ReplayOptions): Promise<RunResult>
       totalSteps: recorded.length,
       sessions: session,
       restarts: events.filter((e) => e.kind === 'restart').length,
-      inputTokens: sent.reduce((sum, s) => sum + s.promptTokens, 0),
-      outputTokens: sent.reduce((sum, s) => sum + s.completionTokens, 0),
+      inputTokens,
+      outputTokens,
       llmCalls: sent.length,
       overheadTokens: auxiliary.reduce((sum, s) => sum + s.promptTokens + s.completionTokens, 0),
       peakContextTokens: peak,
       peakContextPct: peak / window,
+      meanContextPct: agentSteps.length === 0 ? 0 : agentSteps.reduce((sum, s) => sum + s.contextPct, 0) / agentSteps.length,
+      cachedInputTokens,
+      costUsd: costUsd(priceFor(config.priceModel), { input: inputTokens, cachedInput: cachedInputTokens, output: outputTokens }),
+      probes: {
+        total: probes.length,
+        verbatim: count('verbatim'),
+        summary: count('summary'),
+        recoverable: count('recoverable'),
+        lost: count('lost') + count('unreached'),
+      },
+      referenceRecall: reference.total === 0 ? undefined : reference,
       usageComparison: compareUsage(steps.filter((s) => s.purpose === 'agent' && exactSteps.has(s.step))),
     },
     steps,
     events,
+    probes: probes.sort((a, b) => a.step - b.step || a.probeId.localeCompare(b.probeId)),
     startedAt,
     finishedAt,
   };

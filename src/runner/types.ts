@@ -38,6 +38,10 @@ export interface RunConfig {
   /** The context window the run used (the model's, or --window). */
   readonly window: number;
   readonly encoding: Encoding;
+  /** The factor local counts were scaled by to match the provider's (token calibration), if any. */
+  readonly calibrationFactor?: number | undefined;
+  /** The model whose prices the cost uses (the scenario's, or --price-model). */
+  readonly priceModel: string;
   /** Thresholds of the strategy as fractions of the window, drawn on token curves. */
   readonly thresholds: readonly Threshold[];
 }
@@ -130,7 +134,37 @@ export interface RunSummary {
   readonly overheadTokens: number;
   readonly peakContextTokens: number;
   readonly peakContextPct: number;
+  /** Mean prompt tokens / window over the agent requests sent. */
+  readonly meanContextPct: number;
+  /** Input tokens that repeat the previous request's prefix in the same session (prompt-cache hits). */
+  readonly cachedInputTokens: number;
+  /** Dollars at the price model's list prices; undefined when its price is unknown. */
+  readonly costUsd?: number | undefined;
+  readonly probes: ProbeCounts;
+  /** Recorded references still in the context when the recorded agent used them (design "Success"). */
+  readonly referenceRecall?: { readonly present: number; readonly total: number } | undefined;
   readonly usageComparison?: UsageComparison | undefined;
+}
+
+export type ProbeOutcome = 'verbatim' | 'summary' | 'recoverable' | 'lost' | 'unreached';
+
+export interface ProbeCounts {
+  readonly total: number;
+  readonly verbatim: number;
+  readonly summary: number;
+  readonly recoverable: number;
+  /** Lost from the context, or never asked because the run failed before its step. */
+  readonly lost: number;
+}
+
+export interface ProbeRecord {
+  readonly probeId: string;
+  readonly step: number;
+  readonly answer: string;
+  /** How the answer was still reachable at that step; `unreached` when the run ended before it. */
+  readonly how: ProbeOutcome;
+  /** The offload-store file that holds it, when recoverable. */
+  readonly file?: string | undefined;
 }
 
 export interface RunResult {
@@ -140,6 +174,7 @@ export interface RunResult {
   readonly summary: RunSummary;
   readonly steps: readonly StepRecord[];
   readonly events: readonly EventRecord[];
+  readonly probes: readonly ProbeRecord[];
   readonly startedAt: Date;
   readonly finishedAt: Date;
 }

@@ -12,7 +12,7 @@ import {
   type Message,
 } from '../core/messages.js';
 import { checkPairing, describeViolations } from '../core/pairing.js';
-import { scenarioFileSchema, type ParsedScenarioFile } from './schema.js';
+import { scenarioFileSchema, type ParsedScenarioFile, type Probe } from './schema.js';
 
 export interface Scenario {
   readonly id: string;
@@ -23,6 +23,7 @@ export interface Scenario {
   readonly model: { readonly name: string; readonly contextWindow?: number | undefined };
   readonly outcome?: string | undefined;
   readonly tags: readonly string[];
+  readonly probes: readonly Probe[];
   readonly messages: readonly Message[];
 }
 
@@ -85,6 +86,7 @@ function materialize(data: ParsedScenarioFile, file: string): Scenario {
   if (violations.length > 0) {
     throw scenarioInvalid(file, `messages: recorded history breaks tool-call pairing: ${describeViolations(violations.slice(0, 3))}`);
   }
+  checkProbes(data.probes, messages, file);
   return Object.freeze({
     id: data.id,
     title: data.title ?? data.id,
@@ -93,7 +95,26 @@ function materialize(data: ParsedScenarioFile, file: string): Scenario {
     model: data.model,
     outcome: data.outcome,
     tags: data.tags,
+    probes: Object.freeze(data.probes),
     messages: Object.freeze(messages),
+  });
+}
+
+/**
+ * A probe must be asked at a step the replay reaches, and its answer must have been planted: present
+ * in the history before that step (else no strategy could pass it, and the probe measures nothing).
+ */
+function checkProbes(probes: readonly Probe[], messages: readonly Message[], file: string): void {
+  const starts = messages.flatMap((m, i) => (m.role === 'assistant' ? [i] : []));
+  const ids = new Set<string>();
+  probes.forEach((probe, i) => {
+    const where = `probes[${i}] (${probe.id})`;
+    if (ids.has(probe.id)) throw scenarioInvalid(file, `${where}: duplicate probe id`);
+    ids.add(probe.id);
+    const before = starts[probe.step];
+    if (before === undefined) throw scenarioInvalid(file, `${where}: step ${probe.step} is past the last step (${starts.length - 1})`);
+    const planted = messages.slice(0, before).some((m) => m.content.includes(probe.answer) || (m.role === 'assistant' && m.toolCalls.some((c) => c.arguments.includes(probe.answer))));
+    if (!planted) throw scenarioInvalid(file, `${where}: its answer "${probe.answer.slice(0, 60)}" never appears in the history before step ${probe.step}`);
   });
 }
 

@@ -43,6 +43,19 @@ const tool = z
 
 export const messageSchema = z.discriminatedUnion('role', [system, user, assistant, tool]);
 
+/**
+ * A fact the task needs later, asked before agent step `step` (0-based): it passes when `answer` is
+ * still answerable from the context sent at that step (design DEFINITION "Success").
+ */
+export const probeSchema = z
+  .object({
+    id: z.string().min(1),
+    step: z.number().int().nonnegative(),
+    question: z.string().min(1),
+    answer: z.string().min(1),
+  })
+  .strict();
+
 export const scenarioFileSchema = z
   .object({
     ctxbench: z.literal(1),
@@ -69,6 +82,7 @@ export const scenarioFileSchema = z
     /** The recorded task's real result, carried for slicing (e.g. resolved / unresolved). */
     outcome: z.string().optional(),
     tags: z.array(z.string()).default([]),
+    probes: z.array(probeSchema).default([]),
     messages: z.array(messageSchema).min(2, 'a scenario needs at least a prompt and one assistant turn'),
   })
   .strict();
@@ -76,3 +90,4 @@ export const scenarioFileSchema = z
 export type ScenarioFile = z.input<typeof scenarioFileSchema>;
 export type ParsedScenarioFile = z.output<typeof scenarioFileSchema>;
 export type ScenarioFileMessage = z.input<typeof messageSchema>;
+export type Probe = z.output<typeof probeSchema>;

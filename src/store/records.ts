@@ -8,17 +8,21 @@ import type {
   EventKind,
   EventRecord,
   Params,
+  ProbeOutcome,
+  ProbeRecord,
   RunResult,
   RunStatus,
   StepRecord,
   Threshold,
 } from '../runner/types.js';
-import type { BATCHES, EVENTS, Row, RUNS, STEPS } from './schema.js';
+import type { BATCHES, CALIBRATION, EVENTS, PROBES, Row, RUNS, STEPS } from './schema.js';
 
 export type BatchRow = Row<typeof BATCHES>;
 export type RunRow = Row<typeof RUNS>;
 export type StepRow = Row<typeof STEPS>;
 export type EventRow = Row<typeof EVENTS>;
+export type ProbeRow = Row<typeof PROBES>;
+export type CalibrationRow = Row<typeof CALIBRATION>;
 
 export function batchRow(batch: BatchInfo): BatchRow {
   return {
@@ -48,6 +52,8 @@ export function runRow(run: RunResult): RunRow {
     model: config.model,
     context_window: config.window,
     encoding: config.encoding,
+    calibration_factor: config.calibrationFactor ?? null,
+    price_model: config.priceModel,
     thresholds_json: JSON.stringify(config.thresholds),
     status: summary.status,
     failed_step: summary.failedStep ?? null,
@@ -62,6 +68,16 @@ export function runRow(run: RunResult): RunRow {
     overhead_tokens: summary.overheadTokens,
     peak_context_tokens: summary.peakContextTokens,
     peak_context_pct: summary.peakContextPct,
+    mean_context_pct: summary.meanContextPct,
+    cached_input_tokens: summary.cachedInputTokens,
+    cost_usd: summary.costUsd ?? null,
+    probes_total: summary.probes.total,
+    probes_verbatim: summary.probes.verbatim,
+    probes_summary: summary.probes.summary,
+    probes_recoverable: summary.probes.recoverable,
+    probes_lost: summary.probes.lost,
+    ref_present: summary.referenceRecall?.present ?? null,
+    ref_total: summary.referenceRecall?.total ?? null,
     usage_mape: usage?.meanAbsPctError ?? null,
     usage_mpe: usage?.meanPctError ?? null,
     usage_compared_steps: usage?.comparedSteps ?? null,
@@ -103,7 +119,15 @@ export function eventRows(run: RunResult): EventRow[] {
 }
 
 /** Rebuilds a run from its row and its step and event rows, each already in stored order. */
-export function runFromRows(row: RunRow, steps: readonly StepRow[], events: readonly EventRow[]): RunResult {
+export function probeRows(run: RunResult): ProbeRow[] {
+  return run.probes.map((p) => ({ run_id: run.runId, probe_id: p.probeId, step: p.step, answer: p.answer, how: p.how, file: p.file ?? null }));
+}
+
+function probeFromRow(row: ProbeRow): ProbeRecord {
+  return { probeId: row.probe_id, step: row.step, answer: row.answer, how: row.how as ProbeOutcome, file: row.file ?? undefined };
+}
+
+export function runFromRows(row: RunRow, steps: readonly StepRow[], events: readonly EventRow[], probes: readonly ProbeRow[] = []): RunResult {
   return {
     runId: row.run_id,
     batchId: row.batch_id,
@@ -121,6 +145,8 @@ export function runFromRows(row: RunRow, steps: readonly StepRow[], events: read
       model: row.model,
       window: row.context_window,
       encoding: row.encoding as Encoding,
+      calibrationFactor: row.calibration_factor ?? undefined,
+      priceModel: row.price_model,
       thresholds: JSON.parse(row.thresholds_json) as Threshold[],
     },
     summary: {
@@ -137,6 +163,17 @@ export function runFromRows(row: RunRow, steps: readonly StepRow[], events: read
       overheadTokens: row.overhead_tokens,
       peakContextTokens: row.peak_context_tokens,
       peakContextPct: row.peak_context_pct,
+      meanContextPct: row.mean_context_pct,
+      cachedInputTokens: row.cached_input_tokens,
+      costUsd: row.cost_usd ?? undefined,
+      probes: {
+        total: row.probes_total,
+        verbatim: row.probes_verbatim,
+        summary: row.probes_summary,
+        recoverable: row.probes_recoverable,
+        lost: row.probes_lost,
+      },
+      referenceRecall: row.ref_present === null || row.ref_total === null ? undefined : { present: row.ref_present, total: row.ref_total },
       usageComparison:
         row.usage_mape === null || row.usage_mpe === null || row.usage_compared_steps === null
           ? undefined
@@ -144,6 +181,7 @@ export function runFromRows(row: RunRow, steps: readonly StepRow[], events: read
     },
     steps: steps.map(stepFromRow),
     events: events.map(eventFromRow),
+    probes: probes.map(probeFromRow),
     startedAt: row.started_at,
     finishedAt: row.finished_at,
   };

@@ -10,8 +10,8 @@ import { CtxbenchError } from '../core/errors.js';
 import type { BatchInfo, RunResult } from '../runner/types.js';
 import { openError, shortReason } from './errors.js';
 import { acquireInstance, releaseInstance } from './instances.js';
-import { batchRow, eventRows, runFromRows, runRow, stepRows, type EventRow, type StepRow } from './records.js';
-import { BATCHES, EVENTS, META, RUNS, SCHEMA_VERSION, STEPS, schemaSql } from './schema.js';
+import { batchRow, eventRows, probeRows, runFromRows, runRow, stepRows, type CalibrationRow } from './records.js';
+import { BATCHES, CALIBRATION, EVENTS, META, PROBES, RUNS, SCHEMA_VERSION, STEPS, schemaSql } from './schema.js';
 import { appendRows, readRows } from './table-io.js';
 
 export interface RunFilter {
@@ -116,8 +116,15 @@ export class ResultStore {
         await appendRows(this.connection, RUNS, [runRow(run)]);
         await appendRows(this.connection, STEPS, stepRows(run));
         await appendRows(this.connection, EVENTS, eventRows(run));
+        await appendRows(this.connection, PROBES, probeRows(run));
       }),
     );
+  }
+
+  /** Stores the token calibration factors a batch used. */
+  async saveCalibration(rows: readonly CalibrationRow[]): Promise<void> {
+    if (rows.length === 0) return;
+    await this.serially('cannot save calibration', () => appendRows(this.connection, CALIBRATION, [...rows]));
   }
 
   /** Runs in start order, each with its steps (by step) and events (by step, in recorded order). */
@@ -150,7 +157,10 @@ export class ResultStore {
           await query(`SELECT * FROM ${EVENTS.name} WHERE run_id IN (${selected}) ORDER BY run_id, step, seq`),
         ),
       );
-      return runs.map((row) => runFromRows(row, steps.get(row.run_id) ?? [], events.get(row.run_id) ?? []));
+      const probes = groupByRun(
+        readRows<typeof PROBES>(await query(`SELECT * FROM ${PROBES.name} WHERE run_id IN (${selected}) ORDER BY run_id, step, probe_id`)),
+      );
+      return runs.map((row) => runFromRows(row, steps.get(row.run_id) ?? [], events.get(row.run_id) ?? [], probes.get(row.run_id) ?? []));
     });
   }
 
@@ -204,7 +214,7 @@ export class ResultStore {
   }
 }
 
-function groupByRun<R extends StepRow | EventRow>(rows: readonly R[]): Map<string, R[]> {
+function groupByRun<R extends { run_id: string }>(rows: readonly R[]): Map<string, R[]> {
   const groups = new Map<string, R[]>();
   for (const row of rows) {
     const group = groups.get(row.run_id);

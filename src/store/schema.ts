@@ -55,6 +55,8 @@ export const RUNS = table(
     model: 'VARCHAR',
     context_window: 'INTEGER',
     encoding: 'VARCHAR',
+    calibration_factor: 'DOUBLE?',
+    price_model: 'VARCHAR',
     thresholds_json: 'VARCHAR',
     status: 'VARCHAR',
     failed_step: 'INTEGER?',
@@ -70,6 +72,16 @@ export const RUNS = table(
     overhead_tokens: 'BIGINT',
     peak_context_tokens: 'INTEGER',
     peak_context_pct: 'DOUBLE',
+    mean_context_pct: 'DOUBLE',
+    cached_input_tokens: 'BIGINT',
+    cost_usd: 'DOUBLE?',
+    probes_total: 'INTEGER',
+    probes_verbatim: 'INTEGER',
+    probes_summary: 'INTEGER',
+    probes_recoverable: 'INTEGER',
+    probes_lost: 'INTEGER',
+    ref_present: 'INTEGER?',
+    ref_total: 'INTEGER?',
     usage_mape: 'DOUBLE?',
     usage_mpe: 'DOUBLE?',
     usage_compared_steps: 'INTEGER?',
@@ -109,7 +121,29 @@ export const EVENTS = table('events', {
   tokens_after: 'INTEGER?',
 });
 
-export const TABLES: readonly TableDef[] = [META, BATCHES, RUNS, STEPS, EVENTS];
+export const PROBES = table('probes', {
+  run_id: 'VARCHAR',
+  probe_id: 'VARCHAR',
+  step: 'INTEGER',
+  answer: 'VARCHAR',
+  how: 'VARCHAR',
+  file: 'VARCHAR?',
+});
+
+/** Token calibration factors fitted for a batch: one row per model and tokenizer. */
+export const CALIBRATION = table('calibration', {
+  batch_id: 'VARCHAR',
+  model: 'VARCHAR',
+  encoding: 'VARCHAR',
+  factor: 'DOUBLE',
+  samples: 'INTEGER',
+  mape_before: 'DOUBLE',
+  mpe_before: 'DOUBLE',
+  mape_after: 'DOUBLE',
+  mpe_after: 'DOUBLE',
+});
+
+export const TABLES: readonly TableDef[] = [META, BATCHES, RUNS, STEPS, EVENTS, PROBES, CALIBRATION];
 
 export function columnType(spec: ColumnSpec): { type: ColumnType; nullable: boolean } {
   return spec.endsWith('?')

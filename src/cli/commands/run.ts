@@ -17,7 +17,8 @@ import { ResultStore } from '../../store/result-store.js';
 import { parseEncoding, parseFraction, parseTokenCount } from '../options.js';
 import { BUNDLED_SCENARIOS, VERSION } from '../paths.js';
 import { createProgress } from '../progress.js';
-import { runTable, strategyTable, usageLine } from '../summary.js';
+import { calibrate, calibrationLine, calibrationRow } from '../calibration.js';
+import { runTable, strategyTable, successTable, usageLine } from '../summary.js';
 
 export interface RunOptions {
   readonly strategy: string[];
@@ -32,6 +33,8 @@ export interface RunOptions {
   readonly mockRecall: string;
   readonly mockSummaryTokens: string;
   readonly mockSeed: string;
+  readonly calibrate: boolean;
+  readonly priceModel?: string;
 }
 
 const PROVIDERS = ['mock'];
@@ -60,6 +63,7 @@ export async function runCommand(options: RunOptions, argv: readonly string[]): 
   const scenarios = [];
   for (const file of files) scenarios.push(...(await loadScenarios(file)));
 
+  const out = process.stdout;
   const store = await ResultStore.open(options.db);
   const progress = createProgress();
   const abort = new AbortController();
@@ -73,8 +77,11 @@ export async function runCommand(options: RunOptions, argv: readonly string[]): 
   try {
     const counter = await createTokenCounter(encoding);
     const backend = createMockBackend(counter, mock);
+    const calibration = options.calibrate ? calibrate(scenarios.map((s) => s.scenario), counter) : [];
+    calibration.forEach((c) => out.write(`${calibrationLine(c)}\n`));
     const batchId = newBatchId();
     await store.saveBatch({ batchId, createdAt: new Date(), command: ['bench', ...argv].join(' '), version: VERSION });
+    await store.saveCalibration(calibration.map((c) => calibrationRow(batchId, c)));
     await runMatrix({
       scenarios,
       entries: selections.map((s) => ({ strategy: s.strategy, preset: s.preset?.name, params: params.get(s.name)! })),
@@ -83,6 +90,8 @@ export async function runCommand(options: RunOptions, argv: readonly string[]): 
       counter,
       batchId,
       windowOverride,
+      calibration: new Map(calibration.map((c) => [c.key, c.factor])),
+      priceModel: options.priceModel,
       signal: abort.signal,
       onRunStart: (label, index, total, steps) => progress.runStarted(label, index, total, steps),
       onStep: (done, total) => progress.step(done, total),
@@ -99,8 +108,7 @@ export async function runCommand(options: RunOptions, argv: readonly string[]): 
     await store.close();
   }
 
-  const out = process.stdout;
-  out.write(`\n${runTable(saved)}\n\n${strategyTable(saved)}\n`);
+  out.write(`\n${runTable(saved)}\n\n${strategyTable(saved)}\n\n${successTable(saved)}\n`);
   const usage = usageLine(saved);
   if (usage) out.write(`\n${usage}\n`);
   out.write(`\nResults: ${path.resolve(options.db)}\n`);
