@@ -1,43 +1,19 @@
 /**
  * End to end: the built `bench` binary spawned as a user runs it, on the bundled real trajectories.
  */
-import { execFileSync, spawn, spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { ResultStore } from '../src/store/result-store.js';
+import { BIN, bench, expectOneLineError, ROOT, type CliResult } from './helpers/cli.js';
 import { PRESET_NAMES, STRATEGY_NAMES } from '../src/strategies/index.js';
 
-const ROOT = path.resolve(import.meta.dirname, '..');
-const BIN = path.join(ROOT, 'dist/cli/bin.js');
 const MINI_SWE_FIXTURES = path.join(ROOT, 'fixtures/trajectories/mini-swe-agent-gemini3pro');
 
-interface Result {
-  readonly code: number | null;
-  readonly stdout: string;
-  readonly stderr: string;
-}
-
-function bench(args: string[], cwd = mkdtempSync(path.join(tmpdir(), 'ctxbench-e2e-'))): Result & { cwd: string } {
-  const r = spawnSync(process.execPath, [BIN, ...args], { cwd, encoding: 'utf8', env: { ...process.env, NO_COLOR: '1' } });
-  return { code: r.status, stdout: r.stdout, stderr: r.stderr, cwd };
-}
-
-/** A user-facing error: non-zero exit, exactly one line on stderr naming the problem, no stack. */
-function expectOneLineError(r: Result, pattern: RegExp): void {
-  expect(r.code).toBe(1);
-  expect(r.stderr.trim().split('\n')).toHaveLength(1);
-  expect(r.stderr).toMatch(pattern);
-  expect(r.stderr).not.toMatch(/\n\s+at /);
-}
-
-beforeAll(() => {
-  execFileSync('npm', ['run', 'build', '--silent'], { cwd: ROOT, stdio: 'ignore' });
-}, 120_000);
-
 describe('bench run (the README main job)', () => {
-  let main: Result & { cwd: string };
+  let main: CliResult;
   beforeAll(() => {
     main = bench(['run', '--window', '32k']);
   }, 120_000);
@@ -90,6 +66,8 @@ describe('bench run --strategy all', () => {
     const runs = await store.loadRuns();
     await store.close();
     const names = new Set(runs.map((run) => run.config.strategy));
+    const scenarios = new Set(runs.map((run) => run.config.scenarioId)).size;
+    expect(scenarios).toBeGreaterThanOrEqual(12); // 7 recorded + 5 synthetic
     expect([...names].sort()).toEqual([...STRATEGY_NAMES, ...PRESET_NAMES].sort());
     for (const run of runs) {
       expect(run.summary.status).not.toBe('invalid_context');
@@ -99,7 +77,7 @@ describe('bench run --strategy all', () => {
     // task (continuation and checkpoint-restart check after a response, as their seeds say, so one
     // large tool result can still overflow them).
     for (const name of ['masking', 'summarization', 'progressive-removal', 'window', 'hybrid', 'deepagents', 'codex', 'goose', 'jetbrains-masking']) {
-      expect(runs.filter((run) => run.config.strategy === name).map((run) => run.summary.status)).toEqual(Array(7).fill('completed'));
+      expect(runs.filter((run) => run.config.strategy === name).map((run) => run.summary.status)).toEqual(Array(scenarios).fill('completed'));
     }
   }, 120_000);
 });

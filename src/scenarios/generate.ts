@@ -91,9 +91,10 @@ export const GENERATE_LIMITS: Readonly<Record<NumericOption, OptionLimit>> = {
   contextWindow: { min: 256, max: 100_000_000, integer: true },
 };
 
-/** "20 to 2000", "a number from 0 to 0.5". */
+/** "20 to 2000", "a fraction in [0, 1]", "a number in [0, 50]". */
 export function describeLimit(limit: OptionLimit): string {
-  return limit.integer ? `${limit.min} to ${limit.max}` : `a number from ${limit.min} to ${limit.max}`;
+  if (limit.integer) return `${limit.min} to ${limit.max}`;
+  return `${limit.min === 0 && limit.max === 1 ? 'a fraction' : 'a number'} in [${limit.min}, ${limit.max}]`;
 }
 
 /**
@@ -179,7 +180,7 @@ export const SYNTHETIC_SUITE: readonly GenerateOptions[] = [
   { steps: 120, seed: 6, outputTokens: 150, factDensity: 8, parallelShare: 0.25 },
   { steps: 120, seed: 2, outputTokens: 100, heavyTailShare: 0.2, factDensity: 15, followUpShare: 0.06 },
   { steps: 250, seed: 3, outputTokens: 80, factDensity: 6, followUpShare: 0.05 },
-  { steps: 40, seed: 7, outputTokens: 600, factDensity: 20, model: 'claude-sonnet-4' },
+  { steps: 40, seed: 7, outputTokens: 600, maxOutputTokens: 6000, factDensity: 20, model: 'claude-sonnet-4' },
 ];
 
 // ---------------------------------------------------------------------------------------------------
@@ -311,7 +312,7 @@ const COMMIT_MESSAGES = [
 ];
 const LOG_PATHS = ['/api/v1/invoices', '/api/v1/accounts', '/api/v1/sessions', '/healthz', '/api/v1/reports', '/api/v1/webhooks', '/api/v1/search'];
 const PACKAGES = ['requests', 'pydantic', 'sqlalchemy', 'httpx', 'attrs', 'click', 'rich', 'orjson', 'tenacity', 'structlog'];
-export const FACT_WORDS = ['zephyr', 'quokka', 'marlin', 'obsidian', 'juniper', 'tamarind', 'halcyon', 'vesper', 'kestrel', 'lichen', 'saffron', 'umber', 'wicket', 'nimbus', 'bramble', 'sorrel'];
+export const FACT_WORDS = ['zephyr', 'quokka', 'marlin', 'obsidian', 'juniper', 'tamarind', 'halcyon', 'vesper', 'kestrel', 'lichen', 'saffron', 'tanager', 'wicket', 'nimbus', 'bramble', 'sorrel'];
 const FACT_MEASURES = ['budget', 'ceiling', 'window', 'timeout', 'interval', 'quota', 'threshold', 'horizon'];
 const FACT_UNITS = ['ms', 'us', 'bytes', 'kb', 'count', 'ticks'];
 
