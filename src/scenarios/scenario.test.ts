@@ -1,0 +1,53 @@
+import { describe, expect, it } from 'vitest';
+import { parseScenario } from './scenario.js';
+import type { ScenarioFile } from './schema.js';
+
+const base = (extra: Partial<ScenarioFile> = {}): ScenarioFile => ({
+  ctxbench: 1,
+  id: 'probe-check',
+  model: { name: 'gpt-4o' },
+  messages: [
+    { role: 'system', content: 'You are an agent.' },
+    { role: 'user', content: 'Find the port.' },
+    { role: 'assistant', content: 'Reading.', toolCalls: [{ id: 'c0', name: 'read_file', arguments: '{"path":"app.ini"}' }] },
+    { role: 'tool', toolCallId: 'c0', content: 'port=48213' },
+    { role: 'assistant', content: 'Checking.', toolCalls: [{ id: 'c1', name: 'bash', arguments: '{"command":"ls"}' }] },
+    { role: 'tool', toolCallId: 'c1', content: 'a.py b.py' },
+    { role: 'assistant', content: 'The port is 48213.' },
+  ],
+  ...extra,
+});
+
+const probe = (step: number, answer: string, id = 'port') => ({ id, step, question: 'Which port?', answer });
+
+describe('parseScenario', () => {
+  describe('probes', () => {
+    it('accepts a probe whose answer was planted before its step', () => {
+      expect(parseScenario(base({ probes: [probe(1, '48213')] }), 's.json').probes).toEqual([probe(1, '48213')]);
+    });
+
+    it('rejects an answer that is never planted before the step, naming the scenario file and the probe', () => {
+      expect(() => parseScenario(base({ probes: [probe(0, '48213')] }), 's.json')).toThrow(
+        's.json: probes[0] (port): its answer "48213" never appears in the history before step 0',
+      );
+      expect(() => parseScenario(base({ probes: [probe(2, '99999')] }), 's.json')).toThrow(/probes\[0\] \(port\): its answer "99999" never appears/);
+    });
+
+    it('rejects a step past the last step, and duplicate probe ids', () => {
+      expect(() => parseScenario(base({ probes: [probe(3, '48213')] }), 's.json')).toThrow('s.json: probes[0] (port): step 3 is past the last step (2)');
+      expect(() => parseScenario(base({ probes: [probe(1, '48213'), probe(2, '48213')] }), 's.json')).toThrow('probes[1] (port): duplicate probe id');
+    });
+
+    it('rejects a malformed probe with the field named', () => {
+      expect(() => parseScenario(base({ probes: [{ id: 'p', step: -1, question: 'q', answer: 'a' }] }), 's.json')).toThrow(/^s\.json: probes\[0\]\.step: /);
+    });
+  });
+
+  describe('pairing of the recorded history', () => {
+    it('rejects a history with an orphan tool result, naming the violation', () => {
+      const messages = [...base().messages];
+      messages.splice(2, 1); // drop the assistant message that made call c0
+      expect(() => parseScenario(base({ messages }), 's.json')).toThrow(/^s\.json: messages: recorded history breaks tool-call pairing: unmatched_tool_result/);
+    });
+  });
+});
