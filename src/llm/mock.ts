@@ -5,7 +5,8 @@
  * - Auxiliary requests (summaries, checkpoints): writes the template it is asked for (`expect`),
  *   listing the facts (core/facts.ts) of the messages it was given. Each fact survives with
  *   probability `recall`, decided by a seeded hash of the fact, so the same fact is kept or lost the
- *   same way in every run; the answer is cut at `summaryTokens`.
+ *   same way in every run. When the kept lines do not fit `summaryTokens`, an evenly spread share
+ *   of them is kept, so a long span loses facts to length too, from everywhere in it.
  * - Faults for tests: fail, or answer with a tool call, for the purposes named.
  */
 import { extractFacts, seededUnit } from '../core/facts.js';
@@ -100,13 +101,20 @@ function summarize(request: ChatRequest, counter: TokenCounter, settings: Settin
   const frame = wrap ? [`<${wrap}>`, `</${wrap}>`] : [];
   const headings = sections.map((h) => `## ${h}`);
   let budget = settings.summaryTokens - counter.countText([...frame, ...headings].join('\n'));
+  const lines = keptLines(span, settings).map((line) => ({ line, cost: counter.countText(`${line}\n`) }));
+  // Too long for the budget: keep an evenly spread share of the span, not just its beginning.
+  const needed = lines.reduce((sum, l) => sum + l.cost, 0);
+  const share = needed <= budget ? 1 : budget / needed;
   const bySection = sections.map(() => [] as string[]);
-  keptLines(span, settings).forEach((line, i) => {
-    const cost = counter.countText(`${line}\n`);
-    if (cost > budget) return;
+  let credit = 1 - share; // the first line (usually the task) is always kept
+  let kept = 0;
+  for (const { line, cost } of lines) {
+    credit += share;
+    if (credit < 1 || cost > budget) continue;
+    credit -= 1;
     budget -= cost;
-    bySection[i % sections.length]!.push(line);
-  });
+    bySection[kept++ % sections.length]!.push(line);
+  }
   const body = headings.flatMap((h, i) => [h, ...bySection[i]!]);
   return wrap ? [frame[0]!, ...body, frame[1]!].join('\n') : body.join('\n');
 }
