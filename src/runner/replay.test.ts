@@ -96,6 +96,18 @@ describe('replayScenario', () => {
   });
 
   describe('failure paths', () => {
+    it('ends the run with status error when the backend fails, keeping the steps before it', async () => {
+      const mock = createMockBackend(counter);
+      let calls = 0;
+      const flaky: Backend = {
+        name: 'flaky',
+        complete: (request) => (++calls === 3 ? Promise.reject(new Error('cannot reach http://127.0.0.1:9 (connection refused)')) : mock.complete(request)),
+      };
+      const run = await replay(scenario(), raw, 1_000_000, flaky);
+      expect(run.summary).toMatchObject({ status: 'error', failedStep: 2, steps: 2, failure: 'flaky: cannot reach http://127.0.0.1:9 (connection refused)' });
+      expect(run.events.at(-1)).toMatchObject({ kind: 'error', step: 2 });
+    });
+
     it('fails a run whose strategy breaks pairing, naming the violation', async () => {
       const dropsResults: StrategyDefinition = {
         ...raw,

@@ -208,7 +208,10 @@ export async function replayScenario(options: ReplayOptions): Promise<RunResult>
       reference.total += used.length;
       cachedInputTokens += sharedPrefixTokens(previousContext, context, counter);
       previousContext = context;
-      const response = await backend.complete({ messages: context, purpose: 'agent', recorded: turn.assistant });
+      const response = await backend.complete({ messages: context, purpose: 'agent', recorded: turn.assistant }).catch((error: unknown) => {
+        // Retries are the backend's job: what reaches here ends this run, not the matrix.
+        throw new RunEnded('error', `${backend.name}: ${(error as Error).message}`);
+      });
       const usage = usageOf(response, localTokens);
       const source = usage.promptTokens === undefined ? 'local' : response.usageSource;
       addStep('agent', usage.promptTokens ?? localTokens, usage, context.length, source, action, turn.assistant.usage?.promptTokens);
@@ -235,7 +238,7 @@ export async function replayScenario(options: ReplayOptions): Promise<RunResult>
   } catch (error) {
     if (!(error instanceof RunEnded)) throw error;
     [status, failure, failedStep] = [error.status, error.failure, step];
-    const kind = error.status === 'overflow' ? 'overflow' : error.status === 'invalid_context' ? 'pairing_violation' : 'stopped';
+    const kind = error.status === 'overflow' ? 'overflow' : error.status === 'invalid_context' ? 'pairing_violation' : error.status === 'error' ? 'error' : 'stopped';
     record([{ kind, detail: error.failure, tokensBefore: kind === 'overflow' ? steps.at(-1)?.promptTokens : undefined }]);
   }
 

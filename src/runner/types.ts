@@ -93,6 +93,8 @@ export type EventKind =
   | 'overflow'
   | 'pairing_violation'
   | 'stopped'
+  /** the backend failed after its retries: the run ended with status `error` */
+  | 'error'
   | 'warning';
 
 export interface EventRecord {
