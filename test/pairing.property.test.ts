@@ -6,16 +6,14 @@
  */
 import fc from 'fast-check';
 import { beforeAll, describe, expect, it } from 'vitest';
-import type { Message } from '../src/core/messages.js';
 import { checkOrder, checkPairing } from '../src/core/pairing.js';
 import { createTokenCounter, type TokenCounter } from '../src/core/tokens.js';
-import { createMockBackend } from '../src/llm/mock.js';
-import { replayScenario } from '../src/runner/replay.js';
 import type { ParamValue, Params } from '../src/runner/types.js';
 import { parseScenario } from '../src/scenarios/scenario.js';
 import type { ScenarioFileMessage } from '../src/scenarios/schema.js';
 import { select, type Selection } from '../src/strategies/index.js';
 import { defaultParams, parseValue, type ParamSpec } from '../src/strategies/params.js';
+import { recordedReplay } from './helpers/replay.js';
 
 let counter: TokenCounter;
 beforeAll(async () => {
@@ -84,19 +82,8 @@ describe.each(select(['all']))('pairing invariant: $name', (selection) => {
     const seen = new Set<string>();
     await fc.assert(
       fc.asyncProperty(history, paramsFor(selection), fc.integer({ min: 300, max: 20_000 }), async (scenario, params, window) => {
-        const sent: (readonly Message[])[] = [];
-        const mock = createMockBackend(counter);
-        const run = await replayScenario({
-          scenario,
-          sourceFormat: 'ctxbench',
-          strategy,
-          params,
-          backend: { name: 'mock', complete: (request) => (sent.push(request.messages), mock.complete(request)) },
-          counter,
-          model: 'gpt-4o',
-          window,
-          batchId: 'prop',
-        });
+        const { run, requests } = await recordedReplay({ scenario, strategy, params, counter, model: 'gpt-4o', window, batchId: 'prop' });
+        const sent = requests.map((r) => r.messages);
         expect(run.summary.status).not.toBe('invalid_context');
         run.events.forEach((e) => seen.add(e.kind));
         for (const context of sent) {

@@ -14,6 +14,11 @@ export interface ChatRequest {
    * writes it; live backends ignore it and follow the prompt.
    */
   readonly expect?: ExpectedAnswer | undefined;
+  /** Live backends: the context window to ask for (Ollama's num_ctx, which it would otherwise
+   * default small and silently truncate to). The mock ignores it. */
+  readonly window?: number | undefined;
+  /** Live backends: the most tokens to generate (1 in `--live measure`); undefined = no limit. */
+  readonly maxOutputTokens?: number | undefined;
 }
 
 export interface ExpectedAnswer {
@@ -34,6 +39,10 @@ export interface ChatResponse {
   readonly usage: Usage;
   /** Where the usage numbers come from. */
   readonly usageSource: 'local' | 'provider';
+  /** Why the provider stopped (Ollama's done_reason, OpenAI's finish_reason: "stop", "length"...). */
+  readonly finishReason?: string | undefined;
+  /** True when the answer was replayed from the record/replay cache (llm/cache.ts), not asked for. */
+  readonly cached?: boolean | undefined;
 }
 
 export interface Backend {

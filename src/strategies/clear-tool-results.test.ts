@@ -2,8 +2,6 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { assistantMessage, type AssistantMessage, type Message, type ToolMessage } from '../core/messages.js';
 import { checkOrder, checkPairing } from '../core/pairing.js';
 import { createTokenCounter, type TokenCounter } from '../core/tokens.js';
-import { createMockBackend } from '../llm/mock.js';
-import { replayScenario } from '../runner/replay.js';
 import type { Params } from '../runner/types.js';
 import { loadScenario } from '../scenarios/load.js';
 import type { Scenario } from '../scenarios/scenario.js';
@@ -13,6 +11,7 @@ import { defaultParams, describeRange, parseAssignment, resolveParams } from './
 import { PRESETS } from './presets.js';
 import type { StrategyInput, StrategyRun } from './types.js';
 import { parallel, round, scenarioOf, sweScenarioMessages, sys, user } from '../../test/helpers/history.js';
+import { recordedReplay } from '../../test/helpers/replay.js';
 import { strategyInput } from '../../test/helpers/strategy-input.js';
 
 let counter: TokenCounter;
@@ -47,20 +46,8 @@ function withArguments(batch: Message[], args: string[]): Message[] {
 const history = (...names: string[]): Message[] => [sys(), user('task'), ...names.flatMap((name, i) => round(name, output(`${name}${i}`), { path: `f${i}.py` }))];
 
 async function replay(scenario: Scenario, window: number, p: Params) {
-  const contexts: (readonly Message[])[] = [];
-  const mock = createMockBackend(counter);
-  const run = await replayScenario({
-    scenario,
-    sourceFormat: 'ctxbench',
-    strategy: clearToolResultsStrategy,
-    params: p,
-    backend: { name: 'mock', complete: (r) => (contexts.push(r.messages), mock.complete(r)) },
-    counter,
-    model: 'gpt-4o',
-    window,
-    batchId: 'clear-test',
-  });
-  return { run, contexts };
+  const { run, requests } = await recordedReplay({ scenario, strategy: clearToolResultsStrategy, params: p, counter, model: 'gpt-4o', window, batchId: 'clear-test' });
+  return { run, contexts: requests.map((r) => r.messages) };
 }
 
 describe('clear-tool-results', () => {

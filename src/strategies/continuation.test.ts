@@ -3,9 +3,8 @@ import { assistantMessage, type AssistantMessage, type Message, type ToolCall } 
 import { resolveModel, SMALLEST_KNOWN_WINDOW } from '../core/models.js';
 import { checkOrder, checkPairing } from '../core/pairing.js';
 import { createTokenCounter, type TokenCounter } from '../core/tokens.js';
-import { createMockBackend, type MockOptions } from '../llm/mock.js';
+import type { MockOptions } from '../llm/mock.js';
 import type { Usage } from '../llm/types.js';
-import { replayScenario } from '../runner/replay.js';
 import type { EventRecord, RunResult } from '../runner/types.js';
 import { loadScenario } from '../scenarios/load.js';
 import type { Scenario } from '../scenarios/scenario.js';
@@ -23,9 +22,10 @@ import {
   type MachineSettings,
 } from './continuation.js';
 import { parseAssignment, resolveParams } from './params.js';
-import { AuxiliaryCallError, type AuxiliaryLlm, type AuxiliaryRequest, type ResponseInput } from './types.js';
+import { AuxiliaryCallError, type ResponseInput } from './types.js';
 import { round, scenarioOf, sweScenarioMessages, sys, user } from '../../test/helpers/history.js';
-import { strategyInput } from '../../test/helpers/strategy-input.js';
+import { recordedReplay } from '../../test/helpers/replay.js';
+import { recordingLlm, strategyInput } from '../../test/helpers/strategy-input.js';
 
 let counter: TokenCounter;
 beforeAll(async () => {
@@ -42,15 +42,7 @@ const WINDOW = 1000;
 const SUMMARY = '## Task\nfix parse() in src/app.py\n## Progress\n- read the file';
 
 /** An auxiliary LLM that records each request and answers with `answer` (or throws it). */
-function fakeLlm(answer: string | Error = SUMMARY): { llm: AuxiliaryLlm; requests: AuxiliaryRequest[] } {
-  const requests: AuxiliaryRequest[] = [];
-  const llm: AuxiliaryLlm = async (request) => {
-    requests.push(request);
-    if (answer instanceof Error) throw answer;
-    return { message: assistantMessage({ id: 'aux', content: answer }), text: answer, usage: {} };
-  };
-  return { llm, requests };
-}
+const fakeLlm = (answer: string | Error = SUMMARY) => recordingLlm(answer);
 
 /** What afterResponse sees when `response` answered `sent` with the given usage. */
 function responseInput(sent: readonly Message[], response: AssistantMessage, usage: Usage, extra: Partial<ResponseInput> = {}): ResponseInput {
@@ -75,21 +67,8 @@ const conversation = (): Message[] => [sys('Be careful.'), user('Fix parse() in 
 const kinds = (events: readonly { kind: string }[] | undefined): string[] => (events ?? []).map((e) => e.kind);
 
 async function spyReplay(scenario: Scenario, window: number, assignments: string[] = [], mock: MockOptions = {}): Promise<{ run: RunResult; sent: (readonly Message[])[]; purposes: string[] }> {
-  const backend = createMockBackend(counter, mock);
-  const sent: (readonly Message[])[] = [];
-  const purposes: string[] = [];
-  const run = await replayScenario({
-    scenario,
-    sourceFormat: 'ctxbench',
-    strategy: continuation,
-    params: params(...assignments),
-    backend: { name: 'mock', complete: (request) => (sent.push(request.messages), purposes.push(request.purpose), backend.complete(request)) },
-    counter,
-    model: scenario.model.name,
-    window,
-    batchId: 'test',
-  });
-  return { run, sent, purposes };
+  const { run, requests } = await recordedReplay({ scenario, strategy: continuation, params: params(...assignments), counter, model: scenario.model.name, window, batchId: 'test', mock });
+  return { run, sent: requests.map((r) => r.messages), purposes: requests.map((r) => r.purpose) };
 }
 
 /** Every context sent (agent and summary requests) is well-paired and in history order. */

@@ -20,6 +20,7 @@
 import { assistantMessage, strategyOrigin, userMessage, type AssistantMessage, type Message, type ToolCall } from '../core/messages.js';
 import { PER_MESSAGE_TOKENS } from '../core/tokens.js';
 import type { Params } from '../runner/types.js';
+import { checkBelow } from './params.js';
 import {
   AuxiliaryCallError,
   type RequestPlan,
@@ -189,10 +190,7 @@ export const continuation: StrategyDefinition = {
       description: 'Go on in a new conversation seeded with the summary; false stops the run at the next request (the exhausted conversation rejects it).',
     },
   ],
-  checkParams: (p) =>
-    (p['warningThreshold'] as number) < (p['continuationThreshold'] as number)
-      ? undefined
-      : `warningThreshold (${p['warningThreshold']}) must be below continuationThreshold (${p['continuationThreshold']})`,
+  checkParams: checkBelow('warningThreshold', 'continuationThreshold'),
   thresholds: (p) => [
     { label: 'warning', fraction: p['warningThreshold'] as number },
     { label: 'continuation', fraction: p['continuationThreshold'] as number },

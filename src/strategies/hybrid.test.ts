@@ -2,17 +2,17 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { assistantMessage, strategyOrigin, type Message, type ToolMessage } from '../core/messages.js';
 import { checkOrder, checkPairing } from '../core/pairing.js';
 import { createTokenCounter, type TokenCounter } from '../core/tokens.js';
-import { createMockBackend, type MockOptions } from '../llm/mock.js';
-import { replayScenario } from '../runner/replay.js';
+import type { MockOptions } from '../llm/mock.js';
 import type { Params } from '../runner/types.js';
 import { loadScenario } from '../scenarios/load.js';
 import type { Scenario } from '../scenarios/scenario.js';
 import { linesOmitted } from './clear-tool-results.js';
 import { CALL_TO_ACTION, hybrid, layout, SUMMARY_SECTIONS, SUMMARY_TEMPLATE, summaryRequest, turnsToSummarize, type HybridParams } from './hybrid.js';
 import { parseAssignment, resolveParams } from './params.js';
-import { AuxiliaryCallError, type AuxiliaryLlm, type AuxiliaryRequest, type StrategyInput, type StrategyRun } from './types.js';
+import { AuxiliaryCallError, type StrategyInput, type StrategyRun } from './types.js';
 import { parallel, round, say, scenarioOf, sweScenarioMessages, sys, user } from '../../test/helpers/history.js';
-import { strategyInput } from '../../test/helpers/strategy-input.js';
+import { recordedReplay } from '../../test/helpers/replay.js';
+import { recordingLlm, strategyInput } from '../../test/helpers/strategy-input.js';
 
 let counter: TokenCounter;
 beforeAll(async () => {
@@ -27,15 +27,7 @@ const params = (...assignments: string[]) => resolveParams([hybrid], assignments
 const small = (...more: string[]) => params('summarizeTurns=3', 'keepTurns=2', 'trigger=1', ...more);
 
 /** An auxiliary LLM that records each request and answers with `answer` (or throws it). */
-function fakeLlm(answer: string | Error = SUMMARY): { llm: AuxiliaryLlm; requests: AuxiliaryRequest[] } {
-  const requests: AuxiliaryRequest[] = [];
-  const llm: AuxiliaryLlm = async (request) => {
-    requests.push(request);
-    if (answer instanceof Error) throw answer;
-    return { message: assistantMessage({ id: 'aux', content: answer }), text: answer, usage: {} };
-  };
-  return { llm, requests };
-}
+const fakeLlm = (answer: string | Error = SUMMARY) => recordingLlm(answer);
 
 const input = (messages: readonly Message[], extra: Partial<StrategyInput> = {}): StrategyInput => strategyInput(counter, messages, 1_000_000, extra);
 
@@ -49,21 +41,8 @@ const turns = (n: number, from = 0): Message[] => Array.from({ length: n }, (_, 
 const tools = (messages: readonly Message[]): ToolMessage[] => messages.filter((m): m is ToolMessage => m.role === 'tool');
 
 async function replay(scenario: Scenario, window: number, p: Params = params(), mockOptions: MockOptions = {}) {
-  const contexts: (readonly Message[])[] = [];
-  const purposes: string[] = [];
-  const mock = createMockBackend(counter, mockOptions);
-  const run = await replayScenario({
-    scenario,
-    sourceFormat: 'ctxbench',
-    strategy: hybrid,
-    params: p,
-    backend: { name: 'mock', complete: (r) => (contexts.push(r.messages), purposes.push(r.purpose), mock.complete(r)) },
-    counter,
-    model: 'gpt-4o',
-    window,
-    batchId: 'hybrid-test',
-  });
-  return { run, contexts, purposes };
+  const { run, requests } = await recordedReplay({ scenario, strategy: hybrid, params: p, counter, model: 'gpt-4o', window, batchId: 'hybrid-test', mock: mockOptions });
+  return { run, contexts: requests.map((r) => r.messages), purposes: requests.map((r) => r.purpose) };
 }
 
 describe('hybrid', () => {

@@ -13,8 +13,9 @@
  * and the results of the latest assistant turn are never masked, since the model has not seen them.
  */
 import { cycles, rounds, type Span } from '../core/boundaries.js';
-import { strategyOrigin, systemMessage, withContent, type Message, type SystemMessage } from '../core/messages.js';
+import { strategyOrigin, systemMessage, withContent, type Message } from '../core/messages.js';
 import type { Params } from '../runner/types.js';
+import { checkBelow } from './params.js';
 import { callsById, placeholder } from './placeholders.js';
 import { measurePressure, type PressureMeasure } from './pressure.js';
 import type { RequestPlan, StrategyDefinition, StrategyEvent, StrategyInput } from './types.js';
@@ -120,10 +121,7 @@ export const masking: StrategyDefinition = {
     { name: 'autoRestart', kind: 'boolean', default: true, description: 'Restart without confirmation; false stops the run at the hard threshold.' },
     { name: 'measure', kind: 'choice', default: 'projected', values: ['projected', 'last-prompt'], description: 'Context size: last prompt tokens plus what was appended since, or the last prompt tokens alone (seed literal).' },
   ],
-  checkParams: (p) =>
-    (p['softThreshold'] as number) < (p['hardThreshold'] as number)
-      ? undefined
-      : `softThreshold (${p['softThreshold']}) must be below hardThreshold (${p['hardThreshold']})`,
+  checkParams: checkBelow('softThreshold', 'hardThreshold'),
   thresholds: (p) => [
     { label: 'soft (mask)', fraction: p['softThreshold'] as number },
     { label: 'hard (restart)', fraction: p['hardThreshold'] as number },

@@ -2,10 +2,9 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { assistantMessage, toolMessage, type AssistantMessage, type Message, type ToolMessage } from '../core/messages.js';
 import { checkPairing } from '../core/pairing.js';
 import { createTokenCounter, type TokenCounter } from '../core/tokens.js';
-import { createMockBackend } from '../llm/mock.js';
-import { replayScenario } from '../runner/replay.js';
 import { loadScenario } from '../scenarios/load.js';
 import { parallel, round, sys, user, scenarioOf, sweScenarioMessages } from '../../test/helpers/history.js';
+import { recordedReplay } from '../../test/helpers/replay.js';
 import { strategyInput } from '../../test/helpers/strategy-input.js';
 import { offload } from './offload.js';
 import { largeOutputPointer, RECOVERY_PROMPT } from './offload-tiers.js';
@@ -279,19 +278,8 @@ describe('offload', () => {
   describe('end to end', () => {
     it('replays a generated history with huge outputs: completes, every context well paired', async () => {
       const scenario = scenarioOf(sweScenarioMessages(20, 6000));
-      const contexts: (readonly Message[])[] = [];
-      const mock = createMockBackend(counter);
-      const run = await replayScenario({
-        scenario,
-        sourceFormat: 'ctxbench',
-        strategy: offload,
-        params: params('largeResultTokens=1000'),
-        backend: { name: 'mock', complete: (r) => (contexts.push(r.messages), mock.complete(r)) },
-        counter,
-        model: 'gpt-4o',
-        window: 16_384,
-        batchId: 'b',
-      });
+      const { run, requests } = await recordedReplay({ scenario, strategy: offload, params: params('largeResultTokens=1000'), counter, model: 'gpt-4o', window: 16_384, batchId: 'b' });
+      const contexts = requests.map((r) => r.messages);
       expect(run.summary.status).toBe('completed');
       expect(run.events.filter((e) => e.kind === 'offloaded')).toHaveLength(20);
       contexts.forEach((c) => expect(checkPairing(c, { request: true })).toEqual([]));
@@ -299,19 +287,8 @@ describe('offload', () => {
 
     it('on a bundled OpenHands scenario at 16384: offloads, never breaks pairing, overflows without a lossy tier', async () => {
       const { scenario } = await loadScenario('scenarios/openhands-codeact-sonnet35/django__django-10880.json');
-      const contexts: (readonly Message[])[] = [];
-      const mock = createMockBackend(counter);
-      const run = await replayScenario({
-        scenario,
-        sourceFormat: 'ctxbench',
-        strategy: offload,
-        params: params(),
-        backend: { name: 'mock', complete: (r) => (contexts.push(r.messages), mock.complete(r)) },
-        counter,
-        model: 'm',
-        window: 16_384,
-        batchId: 'b',
-      });
+      const { run, requests } = await recordedReplay({ scenario, strategy: offload, params: params(), counter, model: 'm', window: 16_384, batchId: 'b' });
+      const contexts = requests.map((r) => r.messages);
       // Tiers 1-2 are reversible only: the seed's last resort is tier 3 (`summarization`).
       expect(run.summary.status).toBe('overflow');
       expect(run.events.filter((e) => e.kind === 'offloaded').length).toBeGreaterThan(0);

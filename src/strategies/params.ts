@@ -82,6 +82,11 @@ export function defaultParams(specs: readonly ParamSpec[]): Params {
   return Object.fromEntries(specs.map((s) => [s.name, s.default]));
 }
 
+/** A `checkParams` for two thresholds that must not cross: param `lower` must be below param `upper`. */
+export function checkBelow(lower: string, upper: string): (params: Params) => string | undefined {
+  return (p) => ((p[lower] as number) < (p[upper] as number) ? undefined : `${lower} (${p[lower]}) must be below ${upper} (${p[upper]})`);
+}
+
 export interface ParamOwner {
   /** The name `--param owner.name=value` uses: a strategy's or a preset's. */
   readonly name: string;

@@ -3,6 +3,7 @@
  * Placeholder Generation"): the model keeps knowing what it ran and roughly what came back.
  */
 import type { Message, ToolCall, ToolMessage } from '../core/messages.js';
+import { argumentsObject } from './message-edits.js';
 
 export type ToolKind = 'file_read' | 'file_write' | 'shell' | 'other';
 
@@ -10,16 +11,6 @@ const READ = /^(read_file|file_read|read|view|view_file|cat|open_file|get_file|r
 const WRITE = /^(write_file|file_write|edit_file|create_file|edit|str_replace|apply_patch|write)$/i;
 const SHELL = /^(bash|shell|shell_exec|execute_bash|run|run_command|run_shell_command|terminal|exec|execute_command)$/i;
 const EDITOR = /^(str_replace_editor|text_editor|str_replace_based_edit_tool)$/i;
-
-function parseArgs(call: ToolCall | undefined): Record<string, unknown> {
-  if (!call) return {};
-  try {
-    const value: unknown = JSON.parse(call.arguments);
-    return typeof value === 'object' && value !== null ? (value as Record<string, unknown>) : {};
-  } catch {
-    return {};
-  }
-}
 
 /** Classifies a tool by name, and for multi-command editors (OpenHands, Anthropic) by its command. */
 export function toolKind(name: string, args: Record<string, unknown>): ToolKind {
@@ -54,7 +45,7 @@ const lineCount = (content: string): number => (content === '' ? 0 : content.spl
 const bytes = (content: string): number => Buffer.byteLength(content, 'utf8');
 
 export function placeholder(message: ToolMessage, call: ToolCall | undefined): string {
-  const args = parseArgs(call);
+  const args = argumentsObject(call);
   const kind = toolKind(message.name, args);
   const content = message.content;
   const path = typeof args['path'] === 'string' ? `${args['path']}, ` : '';

@@ -2,9 +2,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { assistantMessage, type AssistantMessage, type Message } from '../core/messages.js';
 import { checkOrder, checkPairing } from '../core/pairing.js';
 import { createTokenCounter, type TokenCounter } from '../core/tokens.js';
-import { createMockBackend } from '../llm/mock.js';
-import type { Backend } from '../llm/types.js';
-import { replayScenario } from '../runner/replay.js';
+import type { MockOptions } from '../llm/mock.js';
 import type { Params } from '../runner/types.js';
 import { loadScenario } from '../scenarios/load.js';
 import type { Scenario } from '../scenarios/scenario.js';
@@ -28,6 +26,7 @@ import {
 } from './progressive-removal.js';
 import type { AuxiliaryLlm, AuxiliaryRequest, ResponseInput, StrategyInput, StrategyRun } from './types.js';
 import { parallel, round, say, scenarioOf, sweScenarioMessages, sys, user } from '../../test/helpers/history.js';
+import { recordedReplay } from '../../test/helpers/replay.js';
 import { strategyInput } from '../../test/helpers/strategy-input.js';
 
 let counter: TokenCounter;
@@ -427,20 +426,9 @@ describe('progressive-removal', () => {
   });
 
   describe('end to end', () => {
-    const replay = async (scenario: Scenario, window: number, extra: Params = {}, backend: Backend = createMockBackend(counter)) => {
-      const sent: (readonly Message[])[] = [];
-      const run = await replayScenario({
-        scenario,
-        sourceFormat: 'ctxbench',
-        strategy: progressiveRemoval,
-        params: { ...params(), ...extra },
-        backend: { name: 'mock', complete: (r) => (sent.push(r.messages), backend.complete(r)) },
-        counter,
-        model: 'gpt-4o',
-        window,
-        batchId: 'e2e',
-      });
-      const violations = sent.flatMap((c) => checkPairing(c, { request: true }));
+    const replay = async (scenario: Scenario, window: number, extra: Params = {}, mock: MockOptions = {}) => {
+      const { run, requests } = await recordedReplay({ scenario, strategy: progressiveRemoval, params: { ...params(), ...extra }, counter, model: 'gpt-4o', window, batchId: 'e2e', mock });
+      const violations = requests.flatMap((r) => checkPairing(r.messages, { request: true }));
       return { run, violations, kinds: new Set(run.events.map((e) => e.kind)) };
     };
 
@@ -453,7 +441,7 @@ describe('progressive-removal', () => {
 
     it('completes with summary=llm when the summarizer fails or answers with a tool call (heuristic fallback)', async () => {
       for (const fault of [{ failPurposes: ['summary'] }, { toolCallPurposes: ['summary'] }]) {
-        const { run, violations } = await replay(scenarioOf(sweScenarioMessages(40, 800, 2000)), 8000, { summary: 'llm' }, createMockBackend(counter, fault));
+        const { run, violations } = await replay(scenarioOf(sweScenarioMessages(40, 800, 2000)), 8000, { summary: 'llm' }, fault);
         expect(run.summary.status).toBe('completed');
         expect(violations).toEqual([]);
         expect(run.events.some((e) => e.kind === 'aux_failed')).toBe(true);

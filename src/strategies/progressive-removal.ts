@@ -38,6 +38,7 @@ import { rounds, type Span } from '../core/boundaries.js';
 import { assistantMessage, hasToolCalls, strategyOrigin, userMessage, type AssistantMessage, type Message } from '../core/messages.js';
 import type { TokenCounter } from '../core/tokens.js';
 import type { Params } from '../runner/types.js';
+import { checkBelow } from './params.js';
 import {
   AuxiliaryCallError,
   type RequestPlan,
@@ -378,10 +379,7 @@ export const progressiveRemoval: StrategyDefinition = {
     { name: 'checkpointInterval', kind: 'integer', default: 5, min: 1, max: 1000, description: 'Steps between checkpoints written to the offload store (one is also written after every compaction).' },
     { name: 'generateHandoff', kind: 'boolean', default: true, description: 'Add the handoff summary (task, plan progress, key decisions, continuation prompt) to each checkpoint.' },
   ],
-  checkParams: (p) =>
-    (p['warnThreshold'] as number) < (p['compactThreshold'] as number)
-      ? undefined
-      : `warnThreshold (${p['warnThreshold']}) must be below compactThreshold (${p['compactThreshold']})`,
+  checkParams: checkBelow('warnThreshold', 'compactThreshold'),
   thresholds: (p) => [
     { label: 'warn', fraction: p['warnThreshold'] as number },
     { label: 'compact', fraction: p['compactThreshold'] as number },

@@ -3,11 +3,11 @@ import { checkOrder, checkPairing } from '../core/pairing.js';
 import type { Message } from '../core/messages.js';
 import { createTokenCounter, type TokenCounter } from '../core/tokens.js';
 import { createMockBackend, type MockOptions } from '../llm/mock.js';
-import { replayScenario } from '../runner/replay.js';
 import type { Params } from '../runner/types.js';
 import { loadScenario } from '../scenarios/load.js';
 import type { Scenario } from '../scenarios/scenario.js';
 import { parallel, round, say, scenarioOf, sweScenarioMessages, sys, user } from '../../test/helpers/history.js';
+import { recordedReplay } from '../../test/helpers/replay.js';
 import { strategyInput } from '../../test/helpers/strategy-input.js';
 import { conversationMarkdown } from './conversation-archive.js';
 import { createOffloadStore } from './offload-store.js';
@@ -284,19 +284,7 @@ describe('summarization', () => {
 
   describe('end to end', () => {
     async function replay(scenario: Scenario, window: number, p: Params, mock: MockOptions = {}) {
-      const contexts: { messages: readonly Message[] }[] = [];
-      const backend = createMockBackend(counter, mock);
-      const run = await replayScenario({
-        scenario,
-        sourceFormat: 'ctxbench',
-        strategy: summarization,
-        params: p,
-        backend: { name: 'mock', complete: (r) => (contexts.push(r), backend.complete(r)) },
-        counter,
-        model: 'm',
-        window,
-        batchId: 'b',
-      });
+      const { run, requests: contexts } = await recordedReplay({ scenario, strategy: summarization, params: p, counter, model: 'm', window, batchId: 'b', mock });
       for (const c of contexts) {
         expect(checkPairing(c.messages, { request: true })).toEqual([]);
         expect(checkOrder(scenario.messages, c.messages)).toBeUndefined();

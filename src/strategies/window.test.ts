@@ -2,8 +2,6 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import type { Message } from '../core/messages.js';
 import { checkOrder, checkPairing } from '../core/pairing.js';
 import { createTokenCounter, type TokenCounter } from '../core/tokens.js';
-import { createMockBackend } from '../llm/mock.js';
-import { replayScenario } from '../runner/replay.js';
 import type { Params } from '../runner/types.js';
 import { loadScenario } from '../scenarios/load.js';
 import type { Scenario } from '../scenarios/scenario.js';
@@ -11,6 +9,7 @@ import { parseAssignment, resolveParams } from './params.js';
 import type { StrategyInput, StrategyRun } from './types.js';
 import { applyWindow, windowStrategy } from './window.js';
 import { parallel, round, say, scenarioOf, sweScenarioMessages, sys, user } from '../../test/helpers/history.js';
+import { recordedReplay } from '../../test/helpers/replay.js';
 import { strategyInput } from '../../test/helpers/strategy-input.js';
 
 let counter: TokenCounter;
@@ -37,20 +36,8 @@ const history = (n: number): Message[] => [sys(), user('Fix the parser.'), ...Ar
 const windowAt = (messages: readonly Message[], share: number): number => Math.ceil(counter.countContext(messages) / share);
 
 async function replay(scenario: Scenario, window: number, p: Params = params()) {
-  const contexts: (readonly Message[])[] = [];
-  const mock = createMockBackend(counter);
-  const run = await replayScenario({
-    scenario,
-    sourceFormat: 'ctxbench',
-    strategy: windowStrategy,
-    params: p,
-    backend: { name: 'mock', complete: (r) => (contexts.push(r.messages), mock.complete(r)) },
-    counter,
-    model: 'gpt-4o',
-    window,
-    batchId: 'window-test',
-  });
-  return { run, contexts };
+  const { run, requests } = await recordedReplay({ scenario, strategy: windowStrategy, params: p, counter, model: 'gpt-4o', window, batchId: 'window-test' });
+  return { run, contexts: requests.map((r) => r.messages) };
 }
 
 describe('window', () => {

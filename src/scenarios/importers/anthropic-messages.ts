@@ -5,12 +5,11 @@
  * each). A user message's tool_result blocks become tool messages, in block order, then a user message
  * for any text left.
  */
-import path from 'node:path';
 import { scenarioInvalid } from '../../core/errors.js';
 import type { ScenarioFile, ScenarioFileMessage } from '../schema.js';
+import { bodyConversations, conversationScenario, type Body, type Conversation } from './conversations.js';
 import { isRecord, requireString } from './json.js';
-import { uniqueCallIds } from './openai.js';
-import { fileStem, onlyRun, runId } from './runs.js';
+import { runsImporter } from './runs.js';
 import type { Importer } from './types.js';
 
 const FORMAT = 'anthropic-messages';
@@ -19,20 +18,10 @@ const ANTHROPIC_BLOCKS = new Set(['tool_use', 'tool_result', 'thinking', 'redact
 
 type Block = Record<string, unknown>;
 
-interface Conversation {
-  readonly messages: readonly unknown[];
-  readonly body?: Record<string, unknown>;
-}
-
 export const anthropicMessages: Importer = {
   format: FORMAT,
   description: 'Anthropic Messages ({system?, messages} with text / tool_use / tool_result blocks, or a list of such messages): tool_use ids kept',
-  detect: (data) => conversationsOf(data) !== undefined,
-  convert: async (data, file) => convertConversation(onlyRun(requireConversations(data, file), file), undefined, file),
-  convertMany: async (data, file) => {
-    const conversations = requireConversations(data, file);
-    return conversations.map((c, i) => convertConversation(c, conversations.length > 1 ? i : undefined, file));
-  },
+  ...runsImporter(conversationsOf, 'expected Anthropic messages: {system?, messages: [...]} with content blocks', convertConversation),
 };
 
 function isMessage(value: unknown): value is { role: string; content: string | Block[] } {
@@ -50,39 +39,24 @@ function hasAnthropicBlocks(messages: readonly unknown[]): boolean {
 }
 
 /** A request body: a top-level `system` or an Anthropic-only block marks it (a plain text chat is left to openai-chat). */
-function isBody(value: unknown): value is Record<string, unknown> & { messages: unknown[] } {
+function isBody(value: unknown): value is Body {
   return isRecord(value) && isMessages(value.messages) && ('system' in value || hasAnthropicBlocks(value.messages));
 }
 
 function conversationsOf(data: unknown): Conversation[] | undefined {
   if (isMessages(data) && hasAnthropicBlocks(data)) return [{ messages: data }];
-  if (isBody(data)) return [{ messages: data.messages, body: data }];
-  if (Array.isArray(data) && data.length > 0 && data.every(isBody)) return data.map((body) => ({ messages: body.messages, body }));
-  return undefined;
-}
-
-function requireConversations(data: unknown, file: string): Conversation[] {
-  const conversations = conversationsOf(data);
-  if (!conversations) throw scenarioInvalid(file, 'expected Anthropic messages: {system?, messages: [...]} with content blocks');
-  return conversations;
+  return bodyConversations(data, isBody);
 }
 
 function convertConversation(conversation: Conversation, index: number | undefined, file: string): ScenarioFile {
   const { messages, body } = conversation;
-  const where = body ? (index === undefined ? 'messages' : `[${index}].messages`) : '';
-  const id = index === undefined ? fileStem(file) : runId(file, index);
-  const system = body?.system === undefined ? '' : textOf(body.system, file, index === undefined ? 'system' : `[${index}].system`);
-  return {
-    ctxbench: 1,
-    id,
-    title: id,
-    source: { format: FORMAT, file: path.basename(file) },
-    model: { name: typeof body?.model === 'string' && body.model !== '' ? body.model : 'unknown' },
-    messages: uniqueCallIds([
+  return conversationScenario(FORMAT, conversation, index, file, (where) => {
+    const system = body?.system === undefined ? '' : textOf(body.system, file, where('system'));
+    return [
       ...(system === '' ? [] : [{ role: 'system' as const, content: system }]),
-      ...messages.flatMap((m, i) => readMessage(m, file, `${where}[${i}]`)),
-    ]),
-  };
+      ...messages.flatMap((m, i) => readMessage(m, file, `${where('messages')}[${i}]`)),
+    ];
+  });
 }
 
 function readMessage(raw: unknown, file: string, where: string): ScenarioFileMessage[] {

@@ -6,6 +6,17 @@ export function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
+/** An object recorded as itself or as its JSON text (some tools store nested objects as strings); undefined for anything else. */
+export function jsonObject(raw: unknown): Record<string, unknown> | undefined {
+  if (typeof raw !== 'string') return isRecord(raw) ? raw : undefined;
+  try {
+    const parsed: unknown = JSON.parse(raw);
+    return isRecord(parsed) ? parsed : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 /** The string at `field`, or a scenarioInvalid error naming the file and field. */
 export function requireString(value: unknown, file: string, field: string): string {
   if (typeof value !== 'string') throw scenarioInvalid(file, `${field}: expected a string`);

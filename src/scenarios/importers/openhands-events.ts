@@ -10,9 +10,9 @@
 import path from 'node:path';
 import { scenarioInvalid } from '../../core/errors.js';
 import type { ScenarioFile, ScenarioFileMessage } from '../schema.js';
-import { isRecord, recordedUsage, requireString } from './json.js';
+import { isRecord, jsonObject, recordedUsage, requireString } from './json.js';
 import { readText, readToolCalls, uniqueCallIds } from './openai.js';
-import { fileStem, onlyRun, runId, safeId } from './runs.js';
+import { fileStem, runId, runsImporter, safeId } from './runs.js';
 import type { Importer } from './types.js';
 
 const FORMAT = 'openhands-events';
@@ -33,12 +33,7 @@ interface Run {
 export const openhandsEvents: Importer = {
   format: FORMAT,
   description: 'OpenHands event history (output.jsonl lines {instance_id, history}, or a saved event list): one scenario per run',
-  detect: (data) => runsOf(data) !== undefined,
-  convert: async (data, file) => convertRun(onlyRun(requireRuns(data, file), file), undefined, file),
-  convertMany: async (data, file) => {
-    const runs = requireRuns(data, file);
-    return runs.map((run, i) => convertRun(run, runs.length > 1 ? i : undefined, file));
-  },
+  ...runsImporter(runsOf, 'expected OpenHands events: {history: [...]} per run, or a list of events', convertRun),
 };
 
 function isEvent(value: unknown): value is Event {
@@ -56,12 +51,6 @@ function runsOf(data: unknown): Run[] | undefined {
   if (!Array.isArray(data) || data.length === 0) return undefined;
   const runs = data.map((line) => (isRecord(line) && isHistory(line.history) ? { history: line.history, record: line } : undefined));
   return runs.every((run) => run !== undefined) ? (runs as Run[]) : undefined;
-}
-
-function requireRuns(data: unknown, file: string): Run[] {
-  const runs = runsOf(data);
-  if (!runs) throw scenarioInvalid(file, 'expected OpenHands events: {history: [...]} per run, or a list of events');
-  return runs;
 }
 
 /** `index` is the run's line when the file holds several. */
@@ -162,18 +151,8 @@ function toMessages(history: readonly Event[], file: string, where: string, maxC
 }
 
 /** The completion as recorded: an object, or its JSON text in some versions. */
-function parseResponse(raw: unknown): Record<string, unknown> | undefined {
-  if (typeof raw !== 'string') return isRecord(raw) ? raw : undefined;
-  try {
-    const parsed: unknown = JSON.parse(raw);
-    return isRecord(parsed) ? parsed : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
 function modelResponse(raw: unknown, file: string, where: string): Record<string, unknown> {
-  const response = parseResponse(raw);
+  const response = jsonObject(raw);
   if (!response) throw scenarioInvalid(file, `${where}: expected a completion object`);
   return response;
 }
@@ -219,7 +198,7 @@ export function truncate(text: string, maxChars: number | undefined): string {
 function firstResponseModel(history: readonly Event[]): string | undefined {
   for (const event of history) {
     const metadata = isRecord(event.tool_call_metadata) ? event.tool_call_metadata : undefined;
-    const model = metadata ? parseResponse(metadata.model_response)?.model : undefined;
+    const model = metadata ? jsonObject(metadata.model_response)?.model : undefined;
     if (typeof model === 'string' && model !== '') return model;
   }
   return undefined;

@@ -7,6 +7,7 @@ import path from 'node:path';
 import { scenarioInvalid } from '../../core/errors.js';
 import type { ScenarioFile, ScenarioFileMessage } from '../schema.js';
 import { isRecord, recordedUsage, requireString } from './json.js';
+import { readText } from './openai.js';
 import { readSidecar } from './sidecar.js';
 import type { Importer } from './types.js';
 
@@ -47,7 +48,8 @@ export const openhandsLitellm: Importer = {
 
 function readMessage(raw: unknown, file: string, where: string): ScenarioFileMessage {
   if (!isRecord(raw)) throw scenarioInvalid(file, `${where}: expected an object`);
-  const content = readContent(raw.content, file, `${where}.content`);
+  // A string, a list of parts (Anthropic caching needs parts; `cache_control` is dropped), or absent.
+  const content = readText(raw.content, file, `${where}.content`);
   switch (raw.role) {
     case 'system':
     case 'user':
@@ -75,14 +77,4 @@ function readMessage(raw: unknown, file: string, where: string): ScenarioFileMes
     default:
       throw scenarioInvalid(file, `${where}.role: expected system, user, assistant or tool`);
   }
-}
-
-/** Content is a string, a list of parts (Anthropic caching needs parts; `cache_control` is dropped), or absent. */
-function readContent(content: unknown, file: string, where: string): string {
-  if (content === null || content === undefined) return '';
-  if (typeof content === 'string') return content;
-  if (!Array.isArray(content)) throw scenarioInvalid(file, `${where}: expected a string or a list of parts`);
-  return content
-    .flatMap((part: unknown, i) => (isRecord(part) && part.type === 'text' ? [requireString(part.text, file, `${where}[${i}].text`)] : []))
-    .join('\n');
 }

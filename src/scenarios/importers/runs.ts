@@ -1,6 +1,8 @@
 /** Ids and run counts for formats whose files carry no id of their own or hold several runs. */
 import path from 'node:path';
 import { scenarioInvalid } from '../../core/errors.js';
+import type { ScenarioFile } from '../schema.js';
+import type { Importer } from './types.js';
 
 /** `text` as a scenario id: every run of characters an id cannot hold (see schema.ts) becomes one '-'. */
 export function safeId(text: string): string {
@@ -23,4 +25,29 @@ export function onlyRun<T>(runs: readonly T[], file: string): T {
     throw scenarioInvalid(file, `holds ${runs.length} runs; load it with importFileAll (scenarios/load.ts), one scenario per run`);
   }
   return runs[0]!;
+}
+
+/**
+ * `detect`, `convert` and `convertMany` of a format whose file holds one run or several: `runsOf` finds
+ * the runs (undefined when the data is not this format, which `expected` then describes in the error),
+ * `convertRun` converts one, `index` being its place when the file holds several.
+ */
+export function runsImporter<T>(
+  runsOf: (data: unknown) => readonly T[] | undefined,
+  expected: string,
+  convertRun: (run: T, index: number | undefined, file: string) => ScenarioFile,
+): Pick<Importer, 'detect' | 'convert' | 'convertMany'> {
+  const requireRuns = (data: unknown, file: string): readonly T[] => {
+    const runs = runsOf(data);
+    if (!runs) throw scenarioInvalid(file, expected);
+    return runs;
+  };
+  return {
+    detect: (data) => runsOf(data) !== undefined,
+    convert: async (data, file) => convertRun(onlyRun(requireRuns(data, file), file), undefined, file),
+    convertMany: async (data, file) => {
+      const runs = requireRuns(data, file);
+      return runs.map((run, i) => convertRun(run, runs.length > 1 ? i : undefined, file));
+    },
+  };
 }

@@ -8,7 +8,7 @@
 import path from 'node:path';
 import { scenarioInvalid } from '../../core/errors.js';
 import type { ScenarioFile, ScenarioFileMessage } from '../schema.js';
-import { isRecord, requireString } from './json.js';
+import { isRecord, jsonObject, requireString } from './json.js';
 import { readText, readToolCalls, uniqueCallIds } from './openai.js';
 import { fileStem } from './runs.js';
 import type { Importer } from './types.js';
@@ -107,15 +107,8 @@ function dropSubmission(messages: ScenarioFileMessage[], submission: unknown): S
 
 /** SWE-agent 1.x records the model in replay_config (an object or its JSON text); 0.x only in the run folder's name. */
 function modelName(data: Record<string, unknown>, file: string): string {
-  let config: unknown = data.replay_config;
-  if (typeof config === 'string') {
-    try {
-      config = JSON.parse(config);
-    } catch {
-      config = undefined;
-    }
-  }
-  const agent = isRecord(config) && isRecord(config.agent) ? config.agent : {};
+  const config = jsonObject(data.replay_config);
+  const agent = config && isRecord(config.agent) ? config.agent : {};
   const model = isRecord(agent.model) ? agent.model.name : undefined;
   if (typeof model === 'string' && model !== '') return model;
   return RUN_FOLDER.exec(path.basename(path.dirname(path.resolve(file))))?.[1] ?? 'unknown';
