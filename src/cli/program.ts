@@ -25,7 +25,14 @@ export function buildProgram(): Command {
     .option('--report <file>', 'HTML report to write', DEFAULT_REPORT)
     .option('--no-report', 'do not write the HTML report')
     .addOption(new Option('--encoding <name>', 'tokenizer for local counts').default('o200k_base'))
-    .addOption(new Option('--provider <name>', 'LLM backend').default('mock'))
+    .option('-m, --model <provider>', 'LLM backend: mock, ollama:chat:<model> or openai:chat:<model>', 'mock')
+    .option('--host <url>', 'Ollama server (default: OLLAMA_HOST, then http://127.0.0.1:11434)')
+    .option('--base-url <url>', 'OpenAI-compatible base URL (default: OPENAI_BASE_URL, then https://api.openai.com/v1); key from OPENAI_API_KEY')
+    .option('--live <mode>', 'live backends: "measure" asks one output token per step (the recorded turn is replayed anyway), "full" lets the model answer', 'measure')
+    .option('--no-cache', 'live backends: send every request, without the record/replay cache')
+    .option('--cache-dir <dir>', 'record/replay cache folder (default: .ctxbench-cache)')
+    .option('--timeout <seconds>', 'live backends: per-request timeout (default 300)')
+    .option('--retries <n>', 'live backends: retries on connection errors, 429 and 5xx (default 3)')
     .option('--mock-recall <fraction>', 'mock LLM: share of facts a summary or checkpoint keeps', '0.8')
     .option('--mock-summary-tokens <n>', 'mock LLM: longest summary or checkpoint, in tokens', '800')
     .option('--mock-seed <n>', 'mock LLM: seed of the recall draw', '1')
@@ -84,12 +91,35 @@ export function buildProgram(): Command {
     .action(async () => (await import('./commands/strategies.js')).strategiesCommand());
 
   program
+    .command('cache')
+    .description('The record/replay cache of live LLM calls.')
+    .command('clear')
+    .description('Delete every cached LLM answer.')
+    .option('--cache-dir <dir>', 'the cache folder', '.ctxbench-cache')
+    .action(async (opts: { cacheDir: string }) => {
+      const { clearCache } = await import('../llm/cache.js');
+      process.stdout.write(`Removed ${await clearCache(opts.cacheDir)} cached answer(s) from ${opts.cacheDir}\n`);
+    });
+
+  program
     .command('report')
     .description('Render an HTML report from a DuckDB results file.')
     .option('--db <file>', 'DuckDB results file', DEFAULT_DB)
     .option('-o, --output <file>', 'HTML file to write', DEFAULT_REPORT)
     .option('--batch <id>', 'which `bench run` to report: a batch id, or "all" (default: the latest)')
     .action(async (opts) => (await import('./commands/report.js')).reportCommand(opts));
+
+  program
+    .command('serve-mock')
+    .description('Run the local model server (Ollama /api/chat, /api/tags, /api/show and OpenAI /v1/chat/completions) with deterministic answers and optional faults, until Ctrl-C.')
+    .option('--port <n>', 'port on 127.0.0.1 (0: any free port)', '0')
+    .option('--model <name=ctx>', 'a model and its context length, e.g. qwen2.5-coder:7b=32k; repeatable (default: mock-model=32768)', collect, [])
+    .option('--fault <kind[:times]>', 'inject a fault into the next chat requests (times: a number or inf, default 1): refuse, http500, http429, slow-first-byte, cut-stream, no-usage, malformed-json; repeatable', collect, [])
+    .option('--retry-after <seconds>', 'Retry-After of http429 faults', '1')
+    .option('--delay <ms>', 'how long slow-first-byte faults hold the response headers back', '1000')
+    .addOption(new Option('--encoding <name>', 'tokenizer of the reported usage').default('o200k_base'))
+    .addHelpText('after', '\nExamples:\n  bench serve-mock --model qwen2.5-coder:7b=32k\n  bench serve-mock --port 11435 --fault http429:2 --fault cut-stream')
+    .action(async (opts) => (await import('./commands/serve-mock.js')).serveMockCommand(opts));
 
   return program;
 }

@@ -14,6 +14,7 @@ export type ErrorCode =
   | 'STORE_ERROR'
   | 'STORE_LOCKED'
   | 'REPORT_ERROR'
+  | 'BACKEND_UNREACHABLE'
   | 'INTERRUPTED';
 
 export class CtxbenchError extends Error {

@@ -58,7 +58,7 @@ export function createMockBackend(counter: TokenCounter, options: MockOptions = 
       const origin = strategyOrigin('mock', request.purpose);
       const message = settings.toolCallPurposes?.includes(request.purpose)
         ? assistantMessage({ id, origin, content: '', toolCalls: [{ id: `${id}:call`, name: 'bash', arguments: '{"command":"ls"}' }] })
-        : assistantMessage({ id, origin, content: summarize(request, counter, settings) });
+        : assistantMessage({ id, origin, content: writeSummary(request.messages, request.expect, counter, settings) });
       return { message, usage: usage(message), usageSource: 'local' };
     },
   };
@@ -66,7 +66,7 @@ export function createMockBackend(counter: TokenCounter, options: MockOptions = 
 
 const DEFAULT_SECTIONS: ExpectedAnswer = { sections: ['Summary'] };
 
-interface Settings {
+export interface Settings {
   readonly recall: number;
   readonly summaryTokens: number;
   readonly seed: number;
@@ -93,11 +93,14 @@ function keptLines(span: readonly Message[], settings: Settings): string[] {
   return kept;
 }
 
-/** The template's sections (every heading, always), the kept lines dealt across them, within budget. */
-function summarize(request: ChatRequest, counter: TokenCounter, settings: Settings): string {
-  const { sections, wrap } = request.expect ?? DEFAULT_SECTIONS;
+/**
+ * The template's sections (every heading, always), the kept lines dealt across them, within budget.
+ * Exported for the local model server (src/server), which answers summary requests the same way.
+ */
+export function writeSummary(messages: readonly Message[], expect: ExpectedAnswer | undefined, counter: TokenCounter, settings: Settings): string {
+  const { sections, wrap } = expect ?? DEFAULT_SECTIONS;
   // The last message is the instruction ("summarize ..."); everything before it is the span.
-  const span = request.messages.slice(0, -1).filter((m) => m.role !== 'system');
+  const span = messages.slice(0, -1).filter((m) => m.role !== 'system');
   const frame = wrap ? [`<${wrap}>`, `</${wrap}>`] : [];
   const headings = sections.map((h) => `## ${h}`);
   let budget = settings.summaryTokens - counter.countText([...frame, ...headings].join('\n'));

@@ -24,6 +24,8 @@ export interface MatrixOptions {
   readonly entries: readonly MatrixEntry[];
   readonly backend: Backend;
   readonly backendOptions?: Params;
+  /** Live `measure` mode: output tokens asked per agent step. */
+  readonly maxOutputTokens?: number | undefined;
   readonly counter: TokenCounter;
   readonly batchId: string;
   /** --window: replaces every scenario's model window. */
@@ -84,6 +86,7 @@ export async function runMatrix(options: MatrixOptions): Promise<RunResult[]> {
         params,
         backend: options.backend,
         backendOptions: options.backendOptions,
+        maxOutputTokens: options.maxOutputTokens,
         counter,
         calibrationFactor: factor,
         model,

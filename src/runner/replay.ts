@@ -20,6 +20,7 @@ import {
   type StrategyDefinition,
   type StrategyEvent,
 } from '../strategies/types.js';
+import { suspectTruncation } from '../llm/ollama.js';
 import { costUsd, priceFor } from '../metrics/cost.js';
 import { judgeProbe } from '../metrics/probes.js';
 import { sharedPrefixTokens } from '../metrics/prompt-cache.js';
@@ -45,6 +46,8 @@ export interface ReplayOptions {
   /** Whose prices the cost uses (default: `model`). */
   readonly priceModel?: string | undefined;
   readonly window: number;
+  /** Live `measure` mode: ask for this many output tokens on agent steps (the recorded turn is used anyway). */
+  readonly maxOutputTokens?: number | undefined;
   readonly batchId: string;
   /** Called after every step (progress bars). */
   readonly onStep?: (step: number, total: number) => void;
@@ -109,6 +112,7 @@ export async function replayScenario(options: ReplayOptions): Promise<RunResult>
   const reference = { present: 0, total: 0 };
   let cachedInputTokens = 0;
   let previousContext: readonly Message[] | undefined; // the last agent request of this session
+  let warnedNoUsage = false;
 
   let messages: readonly Message[] = first;
   let appendedFrom = 0;
@@ -128,7 +132,7 @@ export async function replayScenario(options: ReplayOptions): Promise<RunResult>
     sessionSteps = 0;
     previousContext = undefined;
   };
-  const addStep = (purpose: string, promptTokens: number, usage: Usage | undefined, messageCount: number, source: 'local' | 'provider', action: string, recordedPrompt?: number): void => {
+  const addStep = (purpose: string, promptTokens: number, usage: Usage | undefined, messageCount: number, source: 'local' | 'provider', action: string, recordedPrompt?: number, response?: ChatResponse): void => {
     steps.push({
       step,
       session,
@@ -140,6 +144,8 @@ export async function replayScenario(options: ReplayOptions): Promise<RunResult>
       usageSource: source,
       recordedPromptTokens: recordedPrompt,
       action,
+      // A live answer is either from the cache or not; the mock has no cache to speak of.
+      cached: response?.cached ?? (response?.usageSource === 'provider' ? false : undefined),
     });
   };
 
@@ -173,12 +179,12 @@ export async function replayScenario(options: ReplayOptions): Promise<RunResult>
     if (local > window) fail('overflow', `context of ${local} tokens exceeds the ${window}-token window`);
     let response;
     try {
-      response = await backend.complete({ messages: request.messages, purpose: request.purpose, expect: request.expect });
+      response = await backend.complete({ messages: request.messages, purpose: request.purpose, expect: request.expect, window });
     } catch (error) {
       return fail('backend', (error as Error).message);
     }
     const usage = usageOf(response, local);
-    addStep(request.purpose, usage.promptTokens ?? local, usage, request.messages.length, usage.promptTokens === undefined ? 'local' : response.usageSource, '');
+    addStep(request.purpose, usage.promptTokens ?? local, usage, request.messages.length, usage.promptTokens === undefined ? 'local' : response.usageSource, '', undefined, response);
     if (response.message.toolCalls.length > 0) fail('tool_call', 'answered with a tool call instead of text');
     const text = response.message.content.trim();
     if (text === '') fail('empty', 'answered with no text');
@@ -208,13 +214,22 @@ export async function replayScenario(options: ReplayOptions): Promise<RunResult>
       reference.total += used.length;
       cachedInputTokens += sharedPrefixTokens(previousContext, context, counter);
       previousContext = context;
-      const response = await backend.complete({ messages: context, purpose: 'agent', recorded: turn.assistant }).catch((error: unknown) => {
+      const request = { messages: context, purpose: 'agent', recorded: turn.assistant, window, maxOutputTokens: options.maxOutputTokens };
+      const response = await backend.complete(request).catch((error: unknown) => {
         // Retries are the backend's job: what reaches here ends this run, not the matrix.
         throw new RunEnded('error', `${backend.name}: ${(error as Error).message}`);
       });
       const usage = usageOf(response, localTokens);
       const source = usage.promptTokens === undefined ? 'local' : response.usageSource;
-      addStep('agent', usage.promptTokens ?? localTokens, usage, context.length, source, action, turn.assistant.usage?.promptTokens);
+      if (usage.promptTokens === undefined && !warnedNoUsage) {
+        warnedNoUsage = true;
+        record([{ kind: 'warning', detail: `${backend.name} reported no usage: the local count is used (stored as local, never as 0)` }]);
+      }
+      addStep('agent', usage.promptTokens ?? localTokens, usage, context.length, source, action, turn.assistant.usage?.promptTokens, response);
+      if (response.usageSource === 'provider' && suspectTruncation(localTokens, usage.promptTokens)) {
+        // Ollama cuts the front of a prompt longer than num_ctx without an error: the only tell.
+        record([{ kind: 'warning', detail: `suspected truncation: the provider counted ${usage.promptTokens} prompt tokens, the local estimate is ${localTokens}` }]);
+      }
       if (exact) exactSteps.add(step);
       last = { promptTokens: usage.promptTokens, sentCount: context.length };
       sessionSteps += 1;

@@ -67,6 +67,8 @@ export interface StepRecord {
   readonly recordedPromptTokens?: number | undefined;
   /** What the strategy did before this request (comma-separated event kinds), or "" for nothing. */
   readonly action: string;
+  /** True when a live backend's answer came from the record/replay cache (no request was made). */
+  readonly cached?: boolean | undefined;
 }
 
 export type EventKind =

@@ -101,6 +101,7 @@ export function stepRows(run: RunResult): StepRow[] {
     usage_source: step.usageSource,
     recorded_prompt_tokens: step.recordedPromptTokens ?? null,
     action: step.action,
+    cache_hit: step.cached === undefined ? null : Number(step.cached),
   }));
 }
 
@@ -199,6 +200,7 @@ function stepFromRow(row: StepRow): StepRecord {
     usageSource: row.usage_source as StepRecord['usageSource'],
     recordedPromptTokens: row.recorded_prompt_tokens ?? undefined,
     action: row.action,
+    cached: row.cache_hit === null ? undefined : row.cache_hit === 1,
   };
 }
 

@@ -106,6 +106,8 @@ export const STEPS = table('steps', {
   usage_source: 'VARCHAR',
   recorded_prompt_tokens: 'INTEGER?',
   action: 'VARCHAR',
+  // 1 when a live answer came from the record/replay cache; NULL for backends without one.
+  cache_hit: 'INTEGER?',
 });
 
 export const EVENTS = table('events', {

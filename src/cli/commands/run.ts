@@ -6,7 +6,6 @@ import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import { CtxbenchError } from '../../core/errors.js';
 import { createTokenCounter } from '../../core/tokens.js';
-import { createMockBackend } from '../../llm/mock.js';
 import { renderReport, writeReport } from '../../report/render.js';
 import { runMatrix } from '../../runner/matrix.js';
 import type { RunResult } from '../../runner/types.js';
@@ -17,6 +16,7 @@ import { ResultStore } from '../../store/result-store.js';
 import { parseEncoding, parseFraction, parseTokenCount } from '../options.js';
 import { BUNDLED_SCENARIOS, VERSION } from '../paths.js';
 import { createProgress } from '../progress.js';
+import { openBackend } from '../backend.js';
 import { calibrate, calibrationLine, calibrationRow } from '../calibration.js';
 import { runTable, strategyTable, successTable, usageLine } from '../summary.js';
 
@@ -29,7 +29,14 @@ export interface RunOptions {
   readonly db: string;
   readonly report: string | false;
   readonly encoding: string;
-  readonly provider: string;
+  readonly model: string;
+  readonly host?: string;
+  readonly baseUrl?: string;
+  readonly live: string;
+  readonly cache: boolean;
+  readonly cacheDir?: string;
+  readonly timeout?: string;
+  readonly retries?: string;
   readonly mockRecall: string;
   readonly mockSummaryTokens: string;
   readonly mockSeed: string;
@@ -37,16 +44,11 @@ export interface RunOptions {
   readonly priceModel?: string;
 }
 
-const PROVIDERS = ['mock'];
-
 export function newBatchId(now = new Date()): string {
   return `${now.toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, 'Z')}-${randomBytes(3).toString('hex')}`;
 }
 
 export async function runCommand(options: RunOptions, argv: readonly string[]): Promise<void> {
-  if (!PROVIDERS.includes(options.provider)) {
-    throw new CtxbenchError('OPTION_INVALID', `--provider ${options.provider}: unknown provider (known: ${PROVIDERS.join(', ')})`);
-  }
   const selections = select(options.strategy, options.preset);
   const params = resolveParams(
     selections.map((s) => ({ name: s.name, aliases: s.preset ? [s.strategy.name] : [], params: s.strategy.params, checkParams: s.strategy.checkParams, base: s.preset?.params })),
@@ -63,6 +65,17 @@ export async function runCommand(options: RunOptions, argv: readonly string[]): 
   const scenarios = [];
   for (const file of files) scenarios.push(...(await loadScenarios(file)));
 
+  const counter = await createTokenCounter(encoding);
+  const opened = await openBackend(
+    {
+      ...options,
+      window: windowOverride,
+      timeout: options.timeout === undefined ? undefined : parseTokenCount('--timeout', options.timeout, 1),
+      retries: options.retries === undefined ? undefined : parseTokenCount('--retries', options.retries, 0),
+    },
+    counter,
+    mock,
+  );
   const out = process.stdout;
   const store = await ResultStore.open(options.db);
   const progress = createProgress();
@@ -75,8 +88,6 @@ export async function runCommand(options: RunOptions, argv: readonly string[]): 
   process.on('SIGINT', onSigint);
   const saved: RunResult[] = [];
   try {
-    const counter = await createTokenCounter(encoding);
-    const backend = createMockBackend(counter, mock);
     const calibration = options.calibrate ? calibrate(scenarios.map((s) => s.scenario), counter) : [];
     calibration.forEach((c) => out.write(`${calibrationLine(c)}\n`));
     const batchId = newBatchId();
@@ -85,8 +96,9 @@ export async function runCommand(options: RunOptions, argv: readonly string[]): 
     await runMatrix({
       scenarios,
       entries: selections.map((s) => ({ strategy: s.strategy, preset: s.preset?.name, params: params.get(s.name)! })),
-      backend,
-      backendOptions: backend.options,
+      backend: opened.backend,
+      backendOptions: opened.options,
+      maxOutputTokens: opened.maxOutputTokens,
       counter,
       batchId,
       windowOverride,
@@ -111,6 +123,8 @@ export async function runCommand(options: RunOptions, argv: readonly string[]): 
   out.write(`\n${runTable(saved)}\n\n${strategyTable(saved)}\n\n${successTable(saved)}\n`);
   const usage = usageLine(saved);
   if (usage) out.write(`\n${usage}\n`);
+  const cache = opened.cache?.stats;
+  if (cache && opened.cache?.enabled) out.write(`\nCache: ${cache.hits} hit(s), ${cache.misses} request(s) sent (${opened.cache.dir})\n`);
   out.write(`\nResults: ${path.resolve(options.db)}\n`);
   if (options.report !== false) {
     const html = renderReport(saved, { generatedAt: new Date(), version: VERSION, database: path.resolve(options.db) });

@@ -1,0 +1,77 @@
+/**
+ * The backend `bench run` replays against: the mock, or a live Ollama / OpenAI-compatible server
+ * behind the record/replay cache. A live server is checked once before anything is stored, so a
+ * server that is down or lacks the model stops the command with one line.
+ */
+import { readdir } from 'node:fs/promises';
+import { CtxbenchError } from '../core/errors.js';
+import type { TokenCounter } from '../core/tokens.js';
+import { cachedBackend, type CachedBackend } from '../llm/cache.js';
+import type { MockOptions } from '../llm/mock.js';
+import { createBackend, parseProvider, type LiveBackend } from '../llm/providers.js';
+import { BackendError } from '../llm/retry.js';
+import type { Backend } from '../llm/types.js';
+import type { Params } from '../runner/types.js';
+
+export interface BackendFlags {
+  readonly model: string;
+  readonly host?: string | undefined;
+  readonly baseUrl?: string | undefined;
+  /** `measure`: one output token per agent step (the recorded turn is used anyway); `full`: let it answer. */
+  readonly live: string;
+  readonly cache: boolean;
+  readonly cacheDir?: string | undefined;
+  readonly timeout?: number | undefined;
+  readonly retries?: number | undefined;
+  /** --window, to compare with the model's trained context length. */
+  readonly window?: number | undefined;
+}
+
+export interface OpenedBackend {
+  readonly backend: Backend;
+  /** Stored with every run (the mock's recall, a live server's URL and mode). */
+  readonly options: Params;
+  /** Output tokens asked per agent step (live `measure`), or undefined. */
+  readonly maxOutputTokens?: number | undefined;
+  readonly cache?: CachedBackend | undefined;
+}
+
+const LIVE_MODES = ['measure', 'full'];
+
+export async function openBackend(flags: BackendFlags, counter: TokenCounter, mock: MockOptions): Promise<OpenedBackend> {
+  const spec = parseProvider(flags.model);
+  if (!LIVE_MODES.includes(flags.live)) {
+    throw new CtxbenchError('OPTION_INVALID', `--live ${flags.live}: expected one of ${LIVE_MODES.join(', ')}`);
+  }
+  const retry = { ...(flags.timeout === undefined ? {} : { timeoutMs: flags.timeout * 1000 }), ...(flags.retries === undefined ? {} : { attempts: flags.retries + 1 }) };
+  const hooks = {
+    onRetry: (error: BackendError, attempt: number, delayMs: number) =>
+      process.stderr.write(`bench: warning: attempt ${attempt} failed (${error.message}); retrying in ${Math.ceil(delayMs / 1000)} s\n`),
+  };
+  const created = createBackend(spec, { host: flags.host, baseUrl: flags.baseUrl, counter, mock, retry, hooks });
+  if (spec.provider === 'mock') return { backend: created, options: created.options };
+
+  const live = created as LiveBackend;
+  const cache = cachedBackend(live, { dir: flags.cacheDir, baseUrl: live.url, model: live.model, options: live.options, enabled: flags.cache });
+  const maxOutputTokens = flags.live === 'measure' ? 1 : undefined;
+  const options = { ...live.options, url: live.url, live: flags.live };
+  // A re-run from a filled cache sends nothing, not even the check, and works with the server down.
+  if (flags.cache && (await hasEntries(cache.dir))) return { backend: cache, cache, maxOutputTokens, options };
+  let info;
+  try {
+    info = await live.preflight();
+  } catch (error) {
+    if (error instanceof BackendError) throw new CtxbenchError('BACKEND_UNREACHABLE', error.message);
+    throw error;
+  }
+  if (info.modelListed === false) process.stderr.write(`bench: warning: ${live.url} does not list model '${live.model}'\n`);
+  if (info.contextLength !== undefined && flags.window !== undefined && flags.window > info.contextLength) {
+    // Ollama caps num_ctx at the trained length and then truncates the front of longer prompts silently.
+    process.stderr.write(`bench: warning: --window ${flags.window} is larger than ${live.model}'s context length (${info.contextLength}): prompts beyond it are truncated\n`);
+  }
+  return { backend: cache, cache, maxOutputTokens, options };
+}
+
+async function hasEntries(dir: string): Promise<boolean> {
+  return (await readdir(dir).catch(() => [])).length > 0;
+}

@@ -1,0 +1,264 @@
+/**
+ * End to end: the real `openai` client against the local model server (src/server) on 127.0.0.1.
+ */
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { assistantMessage, systemMessage, toolMessage, userMessage, type Message } from '../core/messages.js';
+import { createTokenCounter, type TokenCounter } from '../core/tokens.js';
+import { startModelServer, type RunningServer, type ServerOptions } from '../server/index.js';
+import { createOpenAiBackend } from './openai.js';
+import { BackendError, type RetryPolicy } from './retry.js';
+import type { ChatRequest } from './types.js';
+
+// Fixtures: a fast retry policy and a small context with parallel tool calls.
+const POLICY: RetryPolicy = { attempts: 3, baseDelayMs: 10, maxDelayMs: 200, timeoutMs: 5000 };
+const MODEL = 'gpt-4o-mini';
+const KEY = 'sk-test-not-a-real-key';
+const CONTEXT: Message[] = [
+  systemMessage({ id: 's', content: 'You are a coding agent.' }),
+  userMessage({ id: 'u', content: 'Fix parse() in src/app.py.' }),
+  assistantMessage({
+    id: 'a',
+    content: '',
+    toolCalls: [
+      { id: 'call_1', name: 'bash', arguments: '{"command":"cat src/app.py"}' },
+      { id: 'call_2', name: 'grep', arguments: '{"pattern":"parse"}' },
+    ],
+  }),
+  toolMessage({ id: 't1', toolCallId: 'call_1', name: 'bash', content: 'def parse(line): ...' }),
+  toolMessage({ id: 't2', toolCallId: 'call_2', name: 'grep', content: 'src/app.py:1' }),
+];
+const AGENT: ChatRequest = { messages: CONTEXT, purpose: 'agent', window: 8192 };
+
+let counter: TokenCounter;
+let server: RunningServer | undefined;
+beforeAll(async () => {
+  counter = await createTokenCounter('o200k_base');
+});
+afterEach(async () => {
+  await server?.close();
+  server = undefined;
+});
+
+async function serve(options: ServerOptions = {}): Promise<RunningServer> {
+  server = await startModelServer({ models: [{ name: MODEL, contextLength: 4096 }], ...options });
+  return server;
+}
+
+function backend(url: string, extra: { stream?: boolean; policy?: Partial<RetryPolicy>; model?: string; delays?: number[]; path?: string } = {}) {
+  return createOpenAiBackend({
+    baseUrl: `${url}${extra.path ?? '/v1'}`,
+    apiKey: KEY,
+    model: extra.model ?? MODEL,
+    stream: extra.stream,
+    policy: { ...POLICY, ...extra.policy },
+    hooks: { onRetry: (_e, _n, delay) => extra.delays?.push(delay) },
+  });
+}
+
+const failure = (promise: Promise<unknown>): Promise<BackendError> =>
+  promise.then(
+    () => Promise.reject(new Error('expected a failure')),
+    (e: unknown) => (e instanceof BackendError ? e : Promise.reject(e)),
+  );
+
+const chatBodies = (s: RunningServer) => s.requests.filter((r) => r.path === '/v1/chat/completions').map((r) => r.body as Record<string, unknown>);
+
+describe('openai backend (real client, local server)', () => {
+  describe('requests', () => {
+    it('answers with the provider usage and finish_reason (not streamed)', async () => {
+      const s = await serve();
+      const response = await backend(s.url, { stream: false }).complete(AGENT);
+      expect(response.usage).toEqual({ promptTokens: counter.countContext(CONTEXT), completionTokens: expect.any(Number) as number });
+      expect([response.usageSource, response.finishReason]).toEqual(['provider', 'stop']);
+      expect(chatBodies(s)[0]).not.toHaveProperty('stream_options');
+    });
+
+    it('streams by default, asking for the usage chunk, and reads the usage from it', async () => {
+      const s = await serve();
+      const response = await backend(s.url).complete(AGENT);
+      expect(chatBodies(s)[0]).toMatchObject({ stream: true, stream_options: { include_usage: true } });
+      expect(response.usage.promptTokens).toBe(counter.countContext(CONTEXT));
+      expect(response.usage.completionTokens).toBeGreaterThan(0);
+      expect(response.finishReason).toBe('stop');
+      expect(response.message.content).not.toBe('');
+    });
+
+    it('sends OpenAI shapes: call ids, content null for a pure call turn, derived tools, no num_ctx', async () => {
+      const s = await serve();
+      await backend(s.url).complete(AGENT);
+      const body = chatBodies(s)[0]!;
+      expect((body['messages'] as unknown[])[2]).toEqual({
+        role: 'assistant',
+        content: null,
+        tool_calls: [
+          { id: 'call_1', type: 'function', function: { name: 'bash', arguments: '{"command":"cat src/app.py"}' } },
+          { id: 'call_2', type: 'function', function: { name: 'grep', arguments: '{"pattern":"parse"}' } },
+        ],
+      });
+      expect((body['messages'] as unknown[])[4]).toEqual({ role: 'tool', tool_call_id: 'call_2', content: 'src/app.py:1' });
+      expect((body['tools'] as { function: { name: string } }[]).map((t) => t.function.name)).toEqual(['bash', 'grep']);
+      expect(body).not.toHaveProperty('options');
+      expect(body).not.toHaveProperty('max_tokens');
+    });
+
+    it.each([false, true])('asks for one output token in measure mode (max_tokens 1, stream: %s)', async (stream) => {
+      const s = await serve();
+      const request: ChatRequest = { messages: [...CONTEXT, userMessage({ id: 'i', content: 'Summarize the work so far.' })], purpose: 'summary', maxOutputTokens: 1 };
+      const response = await backend(s.url, { stream }).complete(request);
+      expect(chatBodies(s)[0]!['max_tokens']).toBe(1);
+      expect(response.usage.completionTokens).toBe(1);
+      expect(response.finishReason).toBe('length');
+    });
+  });
+
+  describe('tool calls in answers (scripted SSE)', () => {
+    const sse = (chunks: unknown[]): typeof fetch => async () =>
+      new Response([...chunks.map((c) => JSON.stringify(c)), '[DONE]'].map((d) => `data: ${d}\n\n`).join(''), { headers: { 'Content-Type': 'text/event-stream' } });
+    const chunk = (delta: object, finish: string | null = null) => ({ id: 'x', object: 'chat.completion.chunk', created: 0, model: MODEL, choices: [{ index: 0, delta, finish_reason: finish }] });
+
+    it('assembles parallel calls from deltas: ids, names once, arguments split across chunks', async () => {
+      const scripted = sse([
+        chunk({ role: 'assistant', content: null, tool_calls: [{ index: 0, id: 'call_a', type: 'function', function: { name: 'bash', arguments: '' } }] }),
+        chunk({ tool_calls: [{ index: 0, function: { arguments: '{"comm' } }] }),
+        chunk({ tool_calls: [{ index: 1, id: 'call_b', type: 'function', function: { name: 'grep', arguments: '{"pattern":' } }] }),
+        chunk({ tool_calls: [{ index: 0, function: { arguments: 'and":"ls"}' } }, { index: 1, function: { arguments: '"x"}' } }] }),
+        chunk({}, 'tool_calls'),
+        { id: 'x', object: 'chat.completion.chunk', created: 0, model: MODEL, choices: [], usage: { prompt_tokens: 50, completion_tokens: 20, total_tokens: 70 } },
+      ]);
+      const b = createOpenAiBackend({ baseUrl: 'http://127.0.0.1:9/v1', apiKey: KEY, model: MODEL, policy: POLICY, fetch: scripted });
+      const response = await b.complete(AGENT);
+      expect(response.message.toolCalls).toEqual([
+        { id: 'call_a', name: 'bash', arguments: '{"command":"ls"}' },
+        { id: 'call_b', name: 'grep', arguments: '{"pattern":"x"}' },
+      ]);
+      expect([response.finishReason, response.usage.promptTokens, response.message.content]).toEqual(['tool_calls', 50, '']);
+    });
+
+    it('treats a stream that ends without a finish_reason as cut, and retries it', async () => {
+      let calls = 0;
+      const flaky: typeof fetch = async (input, init) => (++calls === 1 ? sse([chunk({ content: 'half' })]) : sse([chunk({ content: 'whole' }, 'stop')]))(input, init);
+      const b = createOpenAiBackend({ baseUrl: 'http://127.0.0.1:9/v1', apiKey: KEY, model: MODEL, policy: POLICY, fetch: flaky });
+      const response = await b.complete(AGENT);
+      expect([response.message.content, response.usage.promptTokens, calls]).toEqual(['whole', undefined, 2]);
+    });
+  });
+
+  describe('faults', () => {
+    it.each([false, true])('retries a refused connection and succeeds when the server comes back (stream: %s)', async (stream) => {
+      const s = await serve({ faults: [{ kind: 'refuse', times: 1 }] });
+      await backend(s.url, { stream }).complete(AGENT);
+      expect(chatBodies(s)).toHaveLength(2);
+    });
+
+    it('gives up on a server that keeps refusing: unreachable, one request per attempt (client retries off)', async () => {
+      const s = await serve({ faults: [{ kind: 'refuse', times: Infinity }] });
+      const error = await failure(backend(s.url).complete(AGENT));
+      expect(error.kind).toBe('unreachable');
+      expect(error.message).toMatch(new RegExp(`^cannot reach the OpenAI-compatible server at ${s.url}/v1 \\(.+\\); check that it is running, or pass --base-url$`));
+      expect([error.attempts, chatBodies(s).length]).toEqual([3, 3]);
+    });
+
+    it('names the URL when nothing listens', async () => {
+      const s = await serve();
+      const { url } = s;
+      await s.close();
+      server = undefined;
+      const error = await failure(backend(url).complete(AGENT));
+      expect(error.message).toBe(`cannot reach the OpenAI-compatible server at ${url}/v1 (connection refused); check that it is running, or pass --base-url`);
+    });
+
+    it('retries a 500 once per attempt', async () => {
+      const s = await serve({ faults: [{ kind: 'http500', times: Infinity }] });
+      const error = await failure(backend(s.url).complete(AGENT));
+      expect([error.kind, error.status, error.attempts, chatBodies(s).length]).toEqual(['http', 500, 3, 3]);
+      expect(error.message).toContain('The server had an error while processing your request');
+    });
+
+    it('retries a 429 after its Retry-After', async () => {
+      const s = await serve({ faults: [{ kind: 'http429', retryAfterSeconds: 0.15 }] });
+      const delays: number[] = [];
+      await backend(s.url, { delays }).complete(AGENT);
+      expect(delays).toEqual([150]);
+      expect(chatBodies(s)).toHaveLength(2);
+    });
+
+    it.each([false, true])('times out a slow first byte, and does not retry it (stream: %s)', async (stream) => {
+      const s = await serve({ faults: [{ kind: 'slow-first-byte', delayMs: 3000 }] });
+      const error = await failure(backend(s.url, { stream, policy: { timeoutMs: 200 } }).complete(AGENT));
+      expect(error.kind).toBe('timeout');
+      expect(error.message).toBe(`${s.url}/v1 did not answer within 0.2 s (model '${MODEL}'); raise the request timeout`);
+      expect(chatBodies(s)).toHaveLength(1);
+    });
+
+    it.each([false, true])('retries an answer cut mid-way (stream: %s)', async (stream) => {
+      const s = await serve({ faults: [{ kind: 'cut-stream' }] });
+      const response = await backend(s.url, { stream }).complete(AGENT);
+      expect(response.usage.promptTokens).toBe(counter.countContext(CONTEXT));
+      expect(chatBodies(s)).toHaveLength(2);
+    });
+
+    it.each([false, true])('keeps missing usage undefined, never 0 (stream: %s)', async (stream) => {
+      const s = await serve({ faults: [{ kind: 'no-usage' }] });
+      const response = await backend(s.url, { stream }).complete(AGENT);
+      expect(response.usage).toEqual({ promptTokens: undefined, completionTokens: undefined });
+      expect(response.finishReason).toBe('stop');
+    });
+
+    it.each([false, true])('fails a response that is not JSON as a protocol error, without retrying (stream: %s)', async (stream) => {
+      const s = await serve({ faults: [{ kind: 'malformed-json' }] });
+      const error = await failure(backend(s.url, { stream }).complete(AGENT));
+      expect(error.kind).toBe('protocol');
+      expect(error.message).toMatch(new RegExp(`^${s.url}/v1 sent a response that is not JSON`));
+      expect(chatBodies(s)).toHaveLength(1);
+    });
+  });
+
+  describe('preflight', () => {
+    it('says whether GET /models lists the model', async () => {
+      const s = await serve();
+      expect(await backend(s.url).preflight()).toEqual({ modelListed: true });
+      expect(await backend(s.url, { model: 'gpt-9' }).preflight()).toEqual({ modelListed: false });
+    });
+
+    it('fails at once on a server that is down', async () => {
+      const s = await serve();
+      const { url } = s;
+      await s.close();
+      server = undefined;
+      const down = await failure(backend(url).preflight());
+      expect([down.kind, down.attempts]).toEqual(['unreachable', 1]);
+    });
+  });
+
+  describe('bad input', () => {
+    it('names the unknown model and the base URL (404), without retrying', async () => {
+      const s = await serve();
+      const error = await failure(backend(s.url, { model: 'gpt-9' }).complete(AGENT));
+      expect([error.kind, error.status, error.attempts]).toEqual(['http', 404, 1]);
+      expect(error.message).toBe(`${s.url}/v1 has no model 'gpt-9' (404: The model \`gpt-9\` does not exist or you do not have access to it.); check the model name and --base-url`);
+    });
+
+    it('hints at the /v1 suffix when the base URL has none', async () => {
+      const s = await serve();
+      const error = await failure(backend(s.url, { path: '' }).complete(AGENT));
+      expect(error.status).toBe(404);
+      expect(error.message).toMatch(/most servers want a \/v1 suffix\)$/);
+    });
+
+    it("passes the provider's message of a 400 on (broken pairing), without retrying", async () => {
+      const s = await serve();
+      const orphan = [CONTEXT[0]!, CONTEXT[1]!, toolMessage({ id: 't', toolCallId: 'call_9', name: 'bash', content: 'out' })];
+      const error = await failure(backend(s.url).complete({ messages: orphan, purpose: 'agent' }));
+      expect([error.kind, error.status, error.attempts]).toEqual(['http', 400, 1]);
+      expect(error.message).toBe(`${s.url}/v1 answered 400 for model '${MODEL}': Invalid parameter: messages with role 'tool' must be a response to a preceeding message with 'tool_calls'.`);
+    });
+
+    it('passes on a context-length 400 (OpenAI rejects, never truncates)', async () => {
+      const s = await serve();
+      const long = [userMessage({ id: 'u', content: 'word '.repeat(6000) })];
+      const error = await failure(backend(s.url).complete({ messages: long, purpose: 'agent' }));
+      expect(error.status).toBe(400);
+      expect(error.message).toContain("This model's maximum context length is 4096 tokens");
+    });
+  });
+});

@@ -1,0 +1,200 @@
+/**
+ * The OpenAI-compatible backend: /chat/completions through the `openai` npm client (OpenAI itself,
+ * vLLM, llama.cpp server, LM Studio, Ollama's /v1).
+ *
+ * - The client retries twice by default (a 500 would cost three requests): maxRetries 0, we retry.
+ * - Its timeout stops at the response headers: a fetch with AbortSignal.timeout covers the body too.
+ * - Streaming asks for stream_options.include_usage; the usage comes in a last chunk with no
+ *   choices, and is lost when the stream breaks. A stream that ends without a finish_reason was cut.
+ * - The API key is required by the client even for local servers (any string works) and never
+ *   appears in a message: the provider's text is redacted before it is shown.
+ * - This route cannot set num_ctx: the window is the server's business.
+ */
+import OpenAI, { APIConnectionError, APIConnectionTimeoutError, APIError } from 'openai';
+import type { ChatCompletionCreateParamsBase } from 'openai/resources/chat/completions';
+import { assistantMessage, strategyOrigin, type ToolCall } from '../core/messages.js';
+import { fromOpenAiToolCalls, openAiTools, toOpenAiMessages, toolNamesOf } from './convert.js';
+import type { LiveBackend, ServerInfo } from './providers.js';
+import {
+  BackendError,
+  connectionFailure,
+  CUT_MID_RESPONSE,
+  displayUrl,
+  isHeadersTimeout,
+  isTimeout,
+  oneLine,
+  parseRetryAfter,
+  timedFetch,
+  withRetries,
+  type Transport,
+} from './retry.js';
+import type { ChatRequest, ChatResponse, Usage } from './types.js';
+
+export const OPENAI_DEFAULT_BASE_URL = 'https://api.openai.com/v1';
+
+export interface OpenAiSettings extends Transport {
+  /** e.g. https://api.openai.com/v1 or http://127.0.0.1:8000/v1 */
+  readonly baseUrl: string;
+  /** Any string for local servers; never printed. */
+  readonly apiKey: string;
+  readonly model: string;
+  /** Stream with stream_options.include_usage. Default true. */
+  readonly stream?: boolean | undefined;
+}
+
+interface Answer {
+  readonly content: string;
+  readonly toolCalls: ToolCall[];
+  readonly finishReason: string | undefined;
+  readonly usage: Usage;
+}
+
+type Body = Omit<ChatCompletionCreateParamsBase, 'stream' | 'stream_options'>;
+
+export function createOpenAiBackend(settings: OpenAiSettings): LiveBackend {
+  const url = displayUrl(settings.baseUrl);
+  const { model, apiKey } = settings;
+  const stream = settings.stream ?? true;
+  const name = `openai:chat:${model}`;
+  const client = new OpenAI({
+    apiKey,
+    baseURL: settings.baseUrl,
+    maxRetries: 0,
+    timeout: settings.policy.timeoutMs,
+    fetch: timedFetch(settings.policy.timeoutMs, settings.fetch ?? fetch),
+    // The client logs unparsable stream chunks itself; the BackendError says it in one line.
+    logLevel: 'off',
+  });
+  let replies = 0;
+
+  const cutOff = (detail: string): BackendError =>
+    new BackendError('protocol', `the answer of ${url} was cut off (model '${model}': ${detail})`, { retryable: true });
+
+  const streamed = async (body: Body, replyId: string): Promise<Answer> => {
+    const chunks = await client.chat.completions.create({ ...body, stream: true, stream_options: { include_usage: true } });
+    let content = '';
+    const calls: { id: string; name: string; arguments: string }[] = [];
+    let finishReason: string | undefined;
+    let usage: Usage = {};
+    for await (const chunk of chunks) {
+      if (chunk.usage) usage = { promptTokens: chunk.usage.prompt_tokens, completionTokens: chunk.usage.completion_tokens };
+      const choice = chunk.choices[0]; // the usage chunk has none
+      if (!choice) continue;
+      content += choice.delta.content ?? '';
+      for (const delta of choice.delta.tool_calls ?? []) {
+        const call = (calls[delta.index] ??= { id: '', name: '', arguments: '' });
+        if (delta.id) call.id = delta.id;
+        // The name comes whole in the call's first delta; some servers repeat it.
+        if (delta.function?.name && !call.name) call.name = delta.function.name;
+        call.arguments += delta.function?.arguments ?? '';
+      }
+      finishReason = choice.finish_reason ?? finishReason;
+    }
+    if (finishReason === undefined) throw cutOff('the stream ended without a finish_reason');
+    const toolCalls = calls.filter(Boolean).map((c, index) => ({ ...c, id: c.id || `${replyId}:call:${index}` }));
+    return { content, toolCalls, finishReason, usage };
+  };
+
+  const whole = async (body: Body): Promise<Answer> => {
+    const completion = await client.chat.completions.create({ ...body, stream: false });
+    const choice = completion.choices?.[0];
+    if (!choice) throw new BackendError('protocol', `${url} answered without a choice (model '${model}')`);
+    return {
+      content: choice.message.content ?? '',
+      toolCalls: fromOpenAiToolCalls(choice.message.tool_calls),
+      finishReason: choice.finish_reason ?? undefined,
+      usage: { promptTokens: completion.usage?.prompt_tokens, completionTokens: completion.usage?.completion_tokens },
+    };
+  };
+
+  const classify = (error: unknown): BackendError => {
+    if (error instanceof BackendError) return error;
+    if (error instanceof APIConnectionTimeoutError || isTimeout(error)) {
+      const limit = isHeadersTimeout(error) ? "300 s (Node's fetch limit on waiting for response headers)" : `${settings.policy.timeoutMs / 1000} s`;
+      return new BackendError('timeout', `${url} did not answer within ${limit} (model '${model}'); raise the request timeout`);
+    }
+    if (error instanceof APIError && error.status !== undefined) return httpError(error);
+    const connection = connectionFailure(error);
+    if (connection === CUT_MID_RESPONSE) return cutOff(connection);
+    if (connection || error instanceof APIConnectionError) {
+      return new BackendError(
+        'unreachable',
+        `cannot reach the OpenAI-compatible server at ${url} (${connection ?? 'connection error'}); check that it is running, or pass --base-url`,
+        { retryable: true },
+      );
+    }
+    if (error instanceof SyntaxError) {
+      return new BackendError('protocol', `${url} sent a response that is not JSON (${oneLine(error.message, apiKey)})`);
+    }
+    // An error object inside a stream, or anything else the client threw.
+    return new BackendError('protocol', `${url} failed on model '${model}': ${oneLine(error instanceof Error ? error.message : String(error), apiKey)}`);
+  };
+
+  const httpError = (error: APIError): BackendError => {
+    const status = error.status as number;
+    const message = providerMessage(error, apiKey);
+    if (status === 404) {
+      const hint = /\/v\d+$/.test(url) ? '' : ' (most servers want a /v1 suffix)';
+      return new BackendError('http', `${url} has no model '${model}' (404: ${message}); check the model name and --base-url${hint}`, { status });
+    }
+    if (status === 401 || status === 403) {
+      return new BackendError('http', `${url} refused the API key (${status}: ${message}); set OPENAI_API_KEY`, { status });
+    }
+    const retryable = status === 429 || status >= 500;
+    const retryAfterMs = retryable ? retryAfterOf(error.headers) : undefined;
+    return new BackendError('http', `${url} answered ${status} for model '${model}': ${message}`, { status, retryable, retryAfterMs });
+  };
+
+  return {
+    name,
+    url,
+    model,
+    options: { url, model, stream },
+    async preflight(): Promise<ServerInfo> {
+      try {
+        const listed = await client.models.list();
+        return { modelListed: listed.data.some((m) => m.id === model) };
+      } catch (error) {
+        // A server without GET /models (some local ones) cannot say; anything else is what a run would meet.
+        if (error instanceof APIError && error.status === 404) return {};
+        throw classify(error);
+      }
+    },
+    async complete(request: ChatRequest): Promise<ChatResponse> {
+      const tools = toolNamesOf(request.messages);
+      const body: Body = {
+        model,
+        messages: toOpenAiMessages(request.messages),
+        ...(tools.length > 0 ? { tools: openAiTools(tools) } : {}),
+        ...(request.maxOutputTokens === undefined ? {} : { max_tokens: request.maxOutputTokens }),
+      };
+      replies += 1;
+      const replyId = `openai:${request.purpose}:${replies}`;
+      const answer = await withRetries(
+        () => (stream ? streamed(body, replyId) : whole(body)),
+        classify,
+        settings.policy,
+        settings.hooks,
+      );
+      return {
+        message: assistantMessage({ id: replyId, origin: strategyOrigin('openai', request.purpose), content: answer.content, toolCalls: answer.toolCalls }),
+        usage: answer.usage,
+        usageSource: 'provider',
+        finishReason: answer.finishReason,
+      };
+    },
+  };
+}
+
+/** Retry-After, or OpenAI's own retry-after-ms. */
+function retryAfterOf(headers: Headers | undefined): number | undefined {
+  const ms = Number(headers?.get('retry-after-ms') ?? Number.NaN);
+  return Number.isFinite(ms) && ms >= 0 ? ms : parseRetryAfter(headers?.get('retry-after'));
+}
+
+/** The provider's own words: the body's error.message, else the client's text without its status prefix. */
+function providerMessage(error: APIError, secret: string): string {
+  const body = error.error as { message?: unknown } | undefined;
+  const text = typeof body?.message === 'string' ? body.message : error.message.replace(/^\d{3}\s*/, '');
+  return oneLine(text, secret) || 'no message';
+}

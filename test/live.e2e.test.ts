@@ -1,0 +1,144 @@
+/**
+ * Live runs end to end: `bench run` spawned as a user runs it, driving the real `ollama` and `openai`
+ * clients against the project's protocol-faithful server on 127.0.0.1 (src/server).
+ */
+import { spawn } from 'node:child_process';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { startModelServer, type RunningServer, type ServerOptions } from '../src/server/index.js';
+import { ResultStore } from '../src/store/result-store.js';
+import { BIN, ROOT, tempDir, type CliResult } from './helpers/cli.js';
+
+const SCENARIO = path.join(ROOT, 'scenarios/openhands-codeact-sonnet35/django__django-10880.json');
+const SECOND = path.join(ROOT, 'scenarios/mini-swe-agent-gemini3pro/matplotlib__matplotlib-23476.json');
+
+let server: RunningServer | undefined;
+afterEach(async () => {
+  await server?.close();
+  server = undefined;
+});
+
+async function start(options: ServerOptions = {}): Promise<RunningServer> {
+  server = await startModelServer({ models: [{ name: 'mock-model', contextLength: 32768 }], ...options });
+  return server;
+}
+
+/** Spawns bench without blocking this process, which serves the requests. */
+function benchAsync(args: readonly string[], cwd = tempDir('ctxbench-live-')): Promise<CliResult> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [BIN, ...args], { cwd, env: { ...process.env, NO_COLOR: '1', OLLAMA_HOST: '', OPENAI_BASE_URL: '', OPENAI_API_KEY: '' } });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
+    child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
+    child.on('exit', (code) => resolve({ code, stdout, stderr, cwd }));
+  });
+}
+
+async function runsIn(cwd: string) {
+  const store = await ResultStore.openExisting(path.join(cwd, 'r.duckdb'));
+  const runs = await store.loadRuns();
+  await store.close();
+  return runs;
+}
+
+const common = ['--scenario', SCENARIO, '-s', 'raw,masking', '--window', '16k', '--db', 'r.duckdb', '--no-report'];
+
+describe('bench run against a live server', () => {
+  it('ollama:chat: provider usage in every step, then a cached re-run that sends no request', async () => {
+    const s = await start();
+    const first = await benchAsync(['run', '-m', 'ollama:chat:mock-model', '--host', s.url, ...common]);
+    expect(first.code).toBe(0);
+    expect(first.stderr).not.toMatch(/warning|error/i);
+    const runs = await runsIn(first.cwd);
+    expect(runs.map((r) => r.config.backend)).toEqual(['ollama:chat:mock-model', 'ollama:chat:mock-model']);
+    for (const run of runs) {
+      expect(run.summary.status === 'completed' || run.summary.status === 'overflow').toBe(true);
+      for (const step of run.steps.filter((x) => !(run.summary.status === 'overflow' && x.step === run.summary.failedStep))) {
+        expect(step.usageSource).toBe('provider');
+        // masking's first steps send exactly what raw sent: answered from the cache already.
+        expect(step.cached).toBe(run.config.strategy === 'raw' ? false : step.cached);
+      }
+    }
+    expect(runs[1]!.steps.some((x) => x.cached === true)).toBe(true);
+    const chats = s.requests.filter((r) => r.path === '/api/chat');
+    expect(chats.length).toBeGreaterThan(0);
+    // num_ctx is always sent, = the window; measure mode asks one output token.
+    expect(chats.every((r) => (r.body as { options: { num_ctx: number; num_predict: number } }).options.num_ctx === 16384)).toBe(true);
+
+    const before = s.requests.length;
+    const again = await benchAsync(['run', '-m', 'ollama:chat:mock-model', '--host', s.url, ...common], first.cwd);
+    expect(again.code).toBe(0);
+    expect(s.requests.length).toBe(before); // not one HTTP request
+    expect(again.stdout).toMatch(/Cache: \d+ hit\(s\), 0 request\(s\) sent/);
+    const cached = (await runsIn(first.cwd)).slice(2);
+    expect(cached.every((r) => r.steps.every((x) => x.cached !== false))).toBe(true);
+  });
+
+  it('openai:chat: streaming with the usage chunk, provider usage recorded', async () => {
+    const s = await start();
+    const r = await benchAsync(['run', '-m', 'openai:chat:mock-model', '--base-url', `${s.url}/v1`, ...common, '--no-cache']);
+    expect(r.code).toBe(0);
+    const runs = await runsIn(r.cwd);
+    expect(runs.every((run) => run.steps.some((x) => x.usageSource === 'provider'))).toBe(true);
+    expect(s.requests.some((q) => q.path === '/v1/chat/completions' && (q.body as { stream?: boolean }).stream === true)).toBe(true);
+  });
+
+  it('a server that is down at the start: one line naming the URL and how to start Ollama', async () => {
+    const s = await start();
+    const url = s.url;
+    await s.close();
+    server = undefined;
+    const r = await benchAsync(['run', '-m', 'ollama:chat:mock-model', '--host', url, ...common]);
+    expect(r.code).toBe(1);
+    expect(r.stderr.trim().split('\n')).toHaveLength(1);
+    expect(r.stderr).toContain(`cannot reach Ollama at ${url}`);
+    expect(r.stderr).toContain('ollama serve');
+  });
+
+  it('an unknown model: the message names it and suggests ollama pull', async () => {
+    const s = await start();
+    const r = await benchAsync(['run', '-m', 'ollama:chat:llama9', '--host', s.url, ...common]);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/no model 'llama9'; run `ollama pull llama9`/);
+  });
+
+  it('transient faults are retried and the runs complete', async () => {
+    const s = await start({ faults: [{ kind: 'http500', times: 1 }, { kind: 'http429', times: 1, retryAfterSeconds: 0 }, { kind: 'cut-stream', times: 1, path: 'openai' }] });
+    const r = await benchAsync(['run', '-m', 'ollama:chat:mock-model', '--host', s.url, ...common, '--no-cache']);
+    expect(r.code).toBe(0);
+    expect(r.stderr).toMatch(/retrying in/);
+    expect((await runsIn(r.cwd)).every((run) => run.summary.status !== 'error')).toBe(true);
+  });
+
+  it('a fault that outlasts the retries errors that run; the other runs finish and are stored', async () => {
+    const s = await start({ faults: [{ kind: 'http500', times: Number.POSITIVE_INFINITY }] });
+    const r = await benchAsync(['run', '-m', 'ollama:chat:mock-model', '--host', s.url, '--retries', '1', ...common, '--scenario', SECOND, '--no-cache']);
+    expect(r.code).toBe(0);
+    const runs = await runsIn(r.cwd);
+    expect(runs).toHaveLength(4);
+    for (const run of runs) {
+      expect(run.summary.status).toBe('error');
+      expect(run.summary.failure).toMatch(/500/);
+    }
+  });
+
+  it('missing usage is stored as missing, with the local count used and a warning', async () => {
+    const s = await start({ faults: [{ kind: 'no-usage', times: Number.POSITIVE_INFINITY }] });
+    const r = await benchAsync(['run', '-m', 'ollama:chat:mock-model', '--host', s.url, ...common, '--no-cache']);
+    expect(r.code).toBe(0);
+    for (const run of await runsIn(r.cwd)) {
+      expect(run.steps.every((x) => x.usageSource === 'local')).toBe(true);
+      expect(run.events.some((e) => e.kind === 'warning' && /reported no usage/.test(e.detail))).toBe(true);
+    }
+  });
+
+  it('detects Ollama silently truncating a prompt longer than the model holds', async () => {
+    const s = await start({ models: [{ name: 'small', contextLength: 4096 }] });
+    const r = await benchAsync(['run', '-m', 'ollama:chat:small', '--host', s.url, '--scenario', SCENARIO, '-s', 'raw', '--window', '16k', '--db', 'r.duckdb', '--no-report', '--no-cache']);
+    expect(r.code).toBe(0);
+    expect(r.stderr).toMatch(/larger than small's context length \(4096\)/);
+    const [run] = await runsIn(r.cwd);
+    expect(run!.events.some((e) => e.kind === 'warning' && e.detail.startsWith('suspected truncation'))).toBe(true);
+  });
+});
