@@ -5,7 +5,8 @@ import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { assistantMessage, systemMessage, toolMessage, userMessage, type Message } from '../core/messages.js';
 import { createTokenCounter, type TokenCounter } from '../core/tokens.js';
 import { startModelServer, type RunningServer, type ServerOptions } from '../server/index.js';
-import { createOllamaBackend, suspectTruncation } from './ollama.js';
+import { createOllamaBackend } from './ollama.js';
+import { suspectTruncation } from './truncation.js';
 import { BackendError, type RetryPolicy } from './retry.js';
 import type { ChatRequest } from './types.js';
 

@@ -32,17 +32,6 @@ import type { ChatRequest, ChatResponse } from './types.js';
 
 export const OLLAMA_DEFAULT_HOST = 'http://127.0.0.1:11434';
 
-/** Below this share of the local estimate, a provider's prompt count suggests truncation. */
-export const TRUNCATION_RATIO = 0.85;
-
-/**
- * True when the provider counted far fewer prompt tokens than the local estimate (below `ratio` of
- * it): the tell of Ollama's silent truncation to num_ctx. False when the provider gave no count.
- */
-export function suspectTruncation(localTokens: number, providerPromptTokens: number | undefined, ratio = TRUNCATION_RATIO): boolean {
-  return providerPromptTokens !== undefined && providerPromptTokens < localTokens * ratio;
-}
-
 export interface OllamaSettings extends Transport {
   /** Base URL, e.g. http://127.0.0.1:11434 (see providers.ts for OLLAMA_HOST forms). */
   readonly host: string;

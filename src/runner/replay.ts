@@ -20,7 +20,7 @@ import {
   type StrategyDefinition,
   type StrategyEvent,
 } from '../strategies/types.js';
-import { suspectTruncation } from '../llm/ollama.js';
+import { suspectTruncation } from '../llm/truncation.js';
 import { costUsd, priceFor } from '../metrics/cost.js';
 import { judgeProbe } from '../metrics/probes.js';
 import { sharedPrefixTokens } from '../metrics/prompt-cache.js';
