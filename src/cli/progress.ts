@@ -1,12 +1,12 @@
 /**
- * Progress on stderr: a bar on a TTY, one milestone line per finished run elsewhere (CI logs).
+ * Progress on stderr: one bar over the whole matrix on a TTY (steps done, runs done, prompt tokens
+ * per second), one milestone line per finished run elsewhere (CI logs).
  */
 import cliProgress from 'cli-progress';
 import type { RunResult } from '../runner/types.js';
 
 export interface Progress {
-  runStarted(label: string, index: number, total: number, steps: number): void;
-  step(done: number, total: number): void;
+  step(promptTokens: number): void;
   runFinished(run: RunResult): void;
   stop(): void;
 }
@@ -23,35 +23,39 @@ export function describeOutcome(run: RunResult): string {
   }
 }
 
-export function createProgress(stream: NodeJS.WriteStream = process.stderr): Progress {
+const label = (run: RunResult): string => `${run.config.strategy} x ${run.config.scenarioId}`;
+
+export function createProgress(runs: number, steps: number, stream: NodeJS.WriteStream = process.stderr): Progress {
+  let finished = 0;
   if (!stream.isTTY) {
-    let current = '';
-    let position = '';
     return {
-      runStarted: (label, index, total) => {
-        current = label;
-        position = `[${index}/${total}]`;
-      },
       step: () => {},
-      runFinished: (run) => stream.write(`${position} ${current}: ${describeOutcome(run)}\n`),
+      runFinished: (run) => stream.write(`[${++finished}/${runs}] ${label(run)}: ${describeOutcome(run)}\n`),
       stop: () => {},
     };
   }
   const bar = new cliProgress.SingleBar(
-    { stream, format: '{run} {bar} {value}/{total} steps | run {index}/{runs}', hideCursor: true, clearOnComplete: true },
+    { stream, format: '{bar} {value}/{total} steps | runs {runs} | {rate} prompt tok/s | {last}', hideCursor: true, clearOnComplete: true },
     cliProgress.Presets.shades_classic,
   );
-  let started = false;
+  const started = performance.now();
+  let tokens = 0;
+  let done = 0;
+  const payload = (last: string) => ({ runs: `${finished}/${runs}`, rate: Math.round(tokens / Math.max(0.001, (performance.now() - started) / 1000)), last });
+  let last = '';
+  bar.start(steps, 0, payload(last));
   return {
-    runStarted: (label, index, total, steps) => {
-      if (started) bar.stop();
-      bar.start(steps, 0, { run: label, index, runs: total });
-      started = true;
+    step: (promptTokens) => {
+      tokens += promptTokens;
+      bar.update(++done, payload(last));
     },
-    step: (done) => bar.update(done),
-    runFinished: () => {},
-    stop: () => {
-      if (started) bar.stop();
+    runFinished: (run) => {
+      finished += 1;
+      // A run that stops early never replays its remaining steps: take them off the total.
+      bar.setTotal(bar.getTotal() - (run.summary.totalSteps - run.summary.steps));
+      last = `${label(run)}: ${describeOutcome(run)}`;
+      bar.update(done, payload(last));
     },
+    stop: () => bar.stop(),
   };
 }

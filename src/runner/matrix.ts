@@ -34,12 +34,13 @@ export interface MatrixOptions {
   readonly calibration?: ReadonlyMap<string, number> | undefined;
   /** --price-model: whose prices every run's cost uses (default: the scenario's model). */
   readonly priceModel?: string | undefined;
-  readonly onRunStart?: (label: string, index: number, total: number, steps: number) => void;
-  readonly onStep?: (step: number, total: number) => void;
+  readonly onStep?: (step: number, total: number, promptTokens: number) => void;
   readonly onRun: (run: RunResult) => Promise<void>;
   readonly onWarning?: (message: string) => void;
-  /** Checked between runs: an aborted matrix stops after the run in progress is saved. */
+  /** Checked between runs: an aborted matrix stops after the runs in progress are saved. */
   readonly signal?: AbortSignal;
+  /** Runs in flight at once (-j). Default 1. */
+  readonly concurrency?: number | undefined;
 }
 
 export interface ResolvedWindow {
@@ -55,14 +56,32 @@ export function windowFor(scenario: Scenario, override?: number): ResolvedWindow
   return { model: scenario.model.name, window, known: model.known || override !== undefined || scenario.model.contextWindow !== undefined };
 }
 
+interface Job {
+  readonly index: number;
+  readonly loaded: LoadedScenario;
+  readonly entry: MatrixEntry;
+}
+
+/** The number of agent steps the matrix replays at most (for a progress bar over the whole matrix). */
+export function matrixSteps(scenarios: readonly LoadedScenario[], entries: readonly MatrixEntry[]): number {
+  return scenarios.reduce((n, { scenario }) => n + scenario.messages.filter((m) => m.role === 'assistant').length, 0) * entries.length;
+}
+
+/**
+ * Runs every (scenario, entry) pair, `concurrency` at a time (live backends wait on the network;
+ * the mock gains nothing from more than 1). Each run is independent, so its result does not depend
+ * on the concurrency; results come back in matrix order whatever order they finish in.
+ */
 export async function runMatrix(options: MatrixOptions): Promise<RunResult[]> {
   const { scenarios, entries } = options;
-  const total = scenarios.length * entries.length;
-  const results: RunResult[] = [];
+  const jobs: Job[] = scenarios.flatMap((loaded, s) =>
+    entries.map((entry, e) => ({ index: s * entries.length + e, loaded, entry })),
+  );
+  const results: (RunResult | undefined)[] = [];
   const warned = new Set<string>();
   const counters = new Map<number, TokenCounter>(); // one scaled counter per factor, sharing the base cache
-  let index = 0;
-  for (const { scenario, format } of scenarios) {
+
+  const runJob = async ({ index, loaded: { scenario, format }, entry: { strategy, preset, params } }: Job): Promise<void> => {
     const { model, window, known } = windowFor(scenario, options.windowOverride);
     if (!known && !warned.has(model)) {
       warned.add(model);
@@ -74,30 +93,31 @@ export async function runMatrix(options: MatrixOptions): Promise<RunResult[]> {
       counter = counters.get(factor) ?? scaledCounter(options.counter, factor);
       counters.set(factor, counter);
     }
-    for (const { strategy, preset, params } of entries) {
-      if (options.signal?.aborted) return results;
-      index += 1;
-      options.onRunStart?.(`${preset ?? strategy.name} x ${scenario.id}`, index, total, scenario.messages.filter((m) => m.role === 'assistant').length);
-      const run = await replayScenario({
-        scenario,
-        sourceFormat: format,
-        strategy,
-        preset,
-        params,
-        backend: options.backend,
-        backendOptions: options.backendOptions,
-        maxOutputTokens: options.maxOutputTokens,
-        counter,
-        calibrationFactor: factor,
-        model,
-        priceModel: options.priceModel,
-        window,
-        batchId: options.batchId,
-        onStep: options.onStep,
-      });
-      await options.onRun(run);
-      results.push(run);
-    }
-  }
-  return results;
+    const run = await replayScenario({
+      scenario,
+      sourceFormat: format,
+      strategy,
+      preset,
+      params,
+      backend: options.backend,
+      backendOptions: options.backendOptions,
+      maxOutputTokens: options.maxOutputTokens,
+      counter,
+      calibrationFactor: factor,
+      model,
+      priceModel: options.priceModel,
+      window,
+      batchId: options.batchId,
+      onStep: options.onStep,
+    });
+    await options.onRun(run);
+    results[index] = run;
+  };
+
+  let next = 0;
+  const worker = async (): Promise<void> => {
+    while (next < jobs.length && !options.signal?.aborted) await runJob(jobs[next++]!);
+  };
+  await Promise.all(Array.from({ length: Math.max(1, options.concurrency ?? 1) }, worker));
+  return results.filter((r): r is RunResult => r !== undefined);
 }

@@ -50,7 +50,7 @@ export interface ReplayOptions {
   readonly maxOutputTokens?: number | undefined;
   readonly batchId: string;
   /** Called after every step (progress bars). */
-  readonly onStep?: (step: number, total: number) => void;
+  readonly onStep?: (step: number, total: number, promptTokens: number) => void;
 }
 
 /** Reference targets depend on the scenario only: computed once, shared by every strategy's run. */
@@ -248,7 +248,7 @@ export async function replayScenario(options: ReplayOptions): Promise<RunResult>
         appendedFrom = context.length;
       }
       step += 1;
-      options.onStep?.(step, recorded.length);
+      options.onStep?.(step, recorded.length, usage.promptTokens ?? localTokens);
     }
   } catch (error) {
     if (!(error instanceof RunEnded)) throw error;

@@ -295,6 +295,14 @@ describe('ResultStore open errors', () => {
     expect(await rawSql(file, `SELECT count(*) FROM information_schema.tables`)).toEqual([[1n]]); // untouched
   });
 
+  it('refuses a database whose tables have another layout, before writing anything', async () => {
+    const file = dbFile();
+    await (await ResultStore.open(file)).close();
+    await rawSql(file, 'ALTER TABLE steps DROP COLUMN cache_hit');
+    const error = await storeError(ResultStore.open(file));
+    expect(error.message).toBe(`${file}: its steps table has other columns than this ctxbench writes (an older or newer results layout); pass a new --db or delete the file`);
+  });
+
   it('refuses a database written with a newer schema version', async () => {
     const file = dbFile();
     await (await ResultStore.open(file)).close();

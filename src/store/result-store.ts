@@ -11,7 +11,7 @@ import type { BatchInfo, RunResult } from '../runner/types.js';
 import { openError, shortReason } from './errors.js';
 import { acquireInstance, releaseInstance } from './instances.js';
 import { batchRow, eventRows, probeRows, runFromRows, runRow, stepRows, type CalibrationRow } from './records.js';
-import { BATCHES, CALIBRATION, EVENTS, META, PROBES, RUNS, SCHEMA_VERSION, STEPS, schemaSql } from './schema.js';
+import { BATCHES, CALIBRATION, EVENTS, META, PROBES, RUNS, SCHEMA_VERSION, STEPS, TABLES, schemaSql } from './schema.js';
 import { appendRows, readRows } from './table-io.js';
 
 export interface RunFilter {
@@ -100,6 +100,25 @@ export class ResultStore {
         'STORE_ERROR',
         `${this.file}: written with results schema version ${version}, this ctxbench reads up to version ${SCHEMA_VERSION}; upgrade ctxbench`,
       );
+    }
+    await this.checkColumns();
+  }
+
+  /** The Appender writes by position: every table must have exactly the declared columns, in order. */
+  private async checkColumns(): Promise<void> {
+    const rows = (
+      await this.connection.runAndReadAll(
+        `SELECT table_name, column_name FROM information_schema.columns WHERE table_schema = 'main' ORDER BY table_name, ordinal_position`,
+      )
+    ).getRowObjectsJS() as { table_name: string; column_name: string }[];
+    for (const table of TABLES) {
+      const found = rows.filter((r) => r.table_name === table.name).map((r) => r.column_name).join(',');
+      if (found !== Object.keys(table.columns).join(',')) {
+        throw new CtxbenchError(
+          'STORE_ERROR',
+          `${this.file}: its ${table.name} table has other columns than this ctxbench writes (an older or newer results layout); pass a new --db or delete the file`,
+        );
+      }
     }
   }
 

@@ -7,7 +7,7 @@ import path from 'node:path';
 import { CtxbenchError } from '../../core/errors.js';
 import { createTokenCounter } from '../../core/tokens.js';
 import { renderReport, writeReport } from '../../report/render.js';
-import { runMatrix } from '../../runner/matrix.js';
+import { matrixSteps, runMatrix } from '../../runner/matrix.js';
 import type { RunResult } from '../../runner/types.js';
 import { loadScenarios, resolveScenarioPaths } from '../../scenarios/load.js';
 import { select } from '../../strategies/index.js';
@@ -37,6 +37,7 @@ export interface RunOptions {
   readonly cacheDir?: string;
   readonly timeout?: string;
   readonly retries?: string;
+  readonly concurrency?: string;
   readonly mockRecall: string;
   readonly mockSummaryTokens: string;
   readonly mockSeed: string;
@@ -76,14 +77,17 @@ export async function runCommand(options: RunOptions, argv: readonly string[]): 
     counter,
     mock,
   );
+  // Live servers answer several requests at once; a local Ollama is usually busy with one.
+  const concurrency = options.concurrency === undefined ? (options.model.startsWith('openai:') ? 4 : 1) : parseTokenCount('-j', options.concurrency, 1);
   const out = process.stdout;
   const store = await ResultStore.open(options.db);
-  const progress = createProgress();
+  const entries = selections.map((s) => ({ strategy: s.strategy, preset: s.preset?.name, params: params.get(s.name)! }));
+  const progress = createProgress(scenarios.length * entries.length, matrixSteps(scenarios, entries));
   const abort = new AbortController();
   const onSigint = (): void => {
     if (abort.signal.aborted) process.exit(130);
     abort.abort();
-    process.stderr.write('\nbench: interrupted: finishing the run in progress, then stopping (Ctrl-C again to quit now)\n');
+    process.stderr.write('\nbench: interrupted: finishing the runs in progress, then stopping (Ctrl-C again to quit now)\n');
   };
   process.on('SIGINT', onSigint);
   const saved: RunResult[] = [];
@@ -95,7 +99,8 @@ export async function runCommand(options: RunOptions, argv: readonly string[]): 
     await store.saveCalibration(calibration.map((c) => calibrationRow(batchId, c)));
     await runMatrix({
       scenarios,
-      entries: selections.map((s) => ({ strategy: s.strategy, preset: s.preset?.name, params: params.get(s.name)! })),
+      entries,
+      concurrency,
       backend: opened.backend,
       backendOptions: opened.options,
       maxOutputTokens: opened.maxOutputTokens,
@@ -105,8 +110,7 @@ export async function runCommand(options: RunOptions, argv: readonly string[]): 
       calibration: new Map(calibration.map((c) => [c.key, c.factor])),
       priceModel: options.priceModel,
       signal: abort.signal,
-      onRunStart: (label, index, total, steps) => progress.runStarted(label, index, total, steps),
-      onStep: (done, total) => progress.step(done, total),
+      onStep: (_done, _total, promptTokens) => progress.step(promptTokens),
       onWarning: (message) => process.stderr.write(`bench: warning: ${message}\n`),
       onRun: async (run) => {
         await store.saveRun(run);
