@@ -56,6 +56,7 @@ describe('bench run against a live server', () => {
       expect(run.summary.status === 'completed' || run.summary.status === 'overflow').toBe(true);
       for (const step of run.steps.filter((x) => !(run.summary.status === 'overflow' && x.step === run.summary.failedStep))) {
         expect(step.usageSource).toBe('provider');
+        expect(step.finishReason).toMatch(/^(stop|length)$/); // Ollama's done_reason, stored
         // masking's first steps send exactly what raw sent: answered from the cache already.
         expect(step.cached).toBe(run.config.strategy === 'raw' ? false : step.cached);
       }

@@ -69,6 +69,8 @@ export interface StepRecord {
   readonly action: string;
   /** True when a live backend's answer came from the record/replay cache (no request was made). */
   readonly cached?: boolean | undefined;
+  /** Why the provider stopped answering (Ollama's done_reason, OpenAI's finish_reason), when it said. */
+  readonly finishReason?: string | undefined;
 }
 
 export type EventKind =
