@@ -2,7 +2,9 @@
  * Turns runs into what the report template and the page script need: preformatted table rows and
  * chart-ready data (aligned series, lines, markers). Pure, so it is tested without a template or DOM.
  */
-import type { EventRecord, Params, RunResult, RunStatus } from '../runner/types.js';
+import { describeMock } from '../llm/mock.js';
+import { priceFor } from '../metrics/cost.js';
+import type { EventRecord, ParamValue, Params, RunResult, RunStatus } from '../runner/types.js';
 
 export interface ReportMeta {
   readonly title?: string | undefined;
@@ -36,8 +38,13 @@ export interface StrategySeries {
   /** Prompt tokens per x; null where the run sent no agent request at that step. */
   readonly y: (number | null)[];
   readonly session: (number | null)[];
-  readonly action: (string | null)[];
-  readonly events: { step: number; kind: string; detail: string }[];
+  /**
+   * What the strategy did and what happened, by step (what a step did is its events: no separate
+   * field); identical events of a step are one entry with a count. Masking is counted, in `masked`.
+   */
+  readonly events: { step: number; kind: string; detail: string; count?: number }[];
+  /** [step, tool outputs masked at it]: masking happens at most steps and its details would fill the page. */
+  readonly masked: [number, number][];
 }
 
 export interface RecordedSeries {
@@ -69,32 +76,59 @@ export interface ReportView {
   readonly database: string | null;
   readonly empty: boolean;
   readonly facts: { label: string; value: string }[];
-  readonly mockNote: string | null;
-  readonly summary: { showUsageError: boolean; rows: SummaryRow[] };
+  /** What the backends assumed: the mock's settings, a live server's mode and cache use. */
+  readonly notes: string[];
+  readonly summary: SummaryTable;
   readonly matrix: { columns: Column[]; rows: MatrixRow[] };
   readonly charts: ChartView[];
   readonly data: ReportData;
 }
 
-/** One matrix column / chart series: a strategy, told apart by whatever else varies between its runs. */
+/**
+ * One matrix column / chart series: a strategy, told apart by whatever else varies between its runs.
+ * `label` is the whole name ("codex (summarization)"); tables print `name` and `sub` apart.
+ */
 interface Column {
   readonly label: string;
+  readonly name: string;
+  /** The strategy a preset runs and what else sets this column apart, or "". */
+  readonly sub: string;
   readonly color: string;
 }
 
+/** Which end of a summary column is best. */
+type Better = 'max' | 'min';
+
+interface SummaryTable {
+  readonly groups: { label: string; span: number }[];
+  readonly columns: SummaryHeader[];
+  readonly rows: SummaryRow[];
+  /** How the best values were picked, printed under the table. */
+  readonly bestNote: string;
+}
+
+interface SummaryHeader {
+  /** Index of the column's cells in a body row (0 is the strategy). */
+  readonly index: number;
+  readonly label: string;
+  readonly title: string;
+  /** The first click sorts best first. */
+  readonly first: 'asc' | 'desc';
+}
+
 interface SummaryRow extends Column {
-  readonly runs: string;
-  readonly completed: string;
-  readonly overflowed: string;
-  readonly anyOverflow: boolean;
-  readonly otherFailed: string;
-  readonly otherTitle: string;
-  readonly inputTokens: string;
-  readonly meanPeakPct: string;
-  readonly restarts: string;
-  readonly sessions: string;
-  readonly usageError: string;
-  readonly usageErrorTitle: string;
+  readonly cells: SummaryCell[];
+}
+
+interface SummaryCell {
+  readonly text: string;
+  /** Secondary detail printed small after the value (probes: v/s/r), or "". */
+  readonly detail: string;
+  readonly title: string;
+  /** The number the column sorts by ("" when there is none: such rows sort last). */
+  readonly sort: string;
+  readonly best: boolean;
+  readonly bad: boolean;
 }
 
 interface MatrixRow {
@@ -113,6 +147,9 @@ interface CellRun {
   readonly inputTokens: string;
   readonly peakPct: string;
   readonly restarts: string;
+  /** Probes passed and reference recall, or "" when the run has neither. */
+  readonly success: string;
+  readonly successTitle: string;
 }
 
 interface ChartView {
@@ -144,7 +181,6 @@ export function buildView(runs: readonly RunResult[], meta: ReportMeta): ReportV
   const { columns: distinctColumns, columnOf } = columnsOf(runs);
   const scenarios = [...new Map(runs.map((r) => [r.config.scenarioId, r.config.scenarioTitle])).entries()];
 
-  const summaryRows = distinctColumns.map((col) => summaryRow(col, runs.filter((r) => columnOf(r) === col)));
   const matrixRows = scenarios.map(([scenarioId, title]) => ({
     scenarioId,
     title,
@@ -168,8 +204,8 @@ export function buildView(runs: readonly RunResult[], meta: ReportMeta): ReportV
     database: meta.database ?? null,
     empty: runs.length === 0,
     facts: facts(runs, scenarios.length),
-    mockNote: mockNote(runs),
-    summary: { showUsageError: runs.some((r) => r.summary.usageComparison), rows: summaryRows },
+    notes: backendNotes(runs),
+    summary: summaryTable(runs, distinctColumns.map((col) => ({ col, runs: runs.filter((r) => columnOf(r) === col) }))),
     matrix: { columns: distinctColumns, rows: matrixRows },
     charts: charts.map(({ view }) => view),
     data: { charts: charts.map(({ data }) => data) },
@@ -178,25 +214,113 @@ export function buildView(runs: readonly RunResult[], meta: ReportMeta): ReportV
 
 const distinct = <T>(values: readonly T[]): T[] => [...new Set(values)];
 
+/** A preset is named with the strategy it runs: "codex (summarization)". */
+const baseOf = (r: RunResult): string =>
+  r.config.baseStrategy && r.config.baseStrategy !== r.config.strategy ? r.config.baseStrategy : '';
+const strategyName = (r: RunResult): string => (baseOf(r) ? `${r.config.strategy} (${baseOf(r)})` : r.config.strategy);
+
 function facts(runs: readonly RunResult[], scenarioCount: number): { label: string; value: string }[] {
   const list = (pick: (r: RunResult) => string): string => distinct(runs.map(pick)).join(', ') || '—';
   return [
     { label: 'Runs', value: fmtInt(runs.length) },
     { label: 'Scenarios', value: fmtInt(scenarioCount) },
-    { label: 'Strategies', value: list((r) => r.config.strategy) },
+    { label: 'Strategies', value: list(strategyName) },
     { label: 'Backends', value: list((r) => r.config.backend) },
     { label: 'Models', value: list((r) => r.config.model) },
     { label: 'Windows', value: list((r) => fmtInt(r.config.window)) },
     { label: 'Encodings', value: list((r) => r.config.encoding) },
+    { label: 'Token calibration', value: calibrationFact(runs) },
+    { label: 'Prices', value: priceFact(runs) },
+    ...usageFact(runs),
   ];
 }
 
-function mockNote(runs: readonly RunResult[]): string | null {
-  const mock = runs.filter((r) => r.config.backend === 'mock');
-  if (mock.length === 0) return null;
-  const encodings = distinct(mock.map((r) => r.config.encoding)).join(', ');
-  const share = mock.length === runs.length ? '' : ` (${mock.length} of ${runs.length} runs)`;
-  return `Mock LLM${share}: replays the recorded assistant turns; token counts are local tokenizer counts (${encodings}), not a provider's`;
+/** The factor each model's local counts were scaled by, or "uncalibrated"; "none" when no run was. */
+function calibrationFact(runs: readonly RunResult[]): string {
+  if (runs.length === 0) return '—';
+  if (runs.every((r) => r.config.calibrationFactor === undefined)) return 'none (local tokenizer counts as they are)';
+  return distinct(runs.map((r) => r.config.model))
+    .map((model) => {
+      const factors = distinct(runs.filter((r) => r.config.model === model).map((r) => r.config.calibrationFactor));
+      return `${model} ${factors.map((f) => (f === undefined ? 'uncalibrated' : `×${f.toFixed(3)}`)).join(' / ')}`;
+    })
+    .join(', ');
+}
+
+const usd = (n: number): string => `$${n.toFixed(2)}`;
+
+/** Whose list prices the costs use, with the rates, or that a cost is unknown. */
+function priceFact(runs: readonly RunResult[]): string {
+  const models = distinct(runs.map((r) => r.config.priceModel));
+  const priced = models.filter((model) => runs.some((r) => r.config.priceModel === model && r.summary.costUsd !== undefined));
+  const rates = priced.map((model) => {
+    const price = priceFor(model);
+    return price ? `${model} ${usd(price.input)} / ${usd(price.cachedInput)} / ${usd(price.output)}` : model;
+  });
+  const parts = [
+    ...(rates.length ? [`${rates.join(', ')} per 1M tokens of input / cached input / output`] : []),
+    ...models.filter((model) => !priced.includes(model)).map((model) => `${model} unknown (no cost)`),
+  ];
+  return parts.join('; ') || '—';
+}
+
+/**
+ * How far local token counts are from the provider usage the scenarios recorded, as the terminal
+ * summary states it: over the raw replays' steps (the recorded history sent unchanged), weighted by
+ * compared steps; other strategies' runs when no raw run compared any.
+ */
+function usageFact(runs: readonly RunResult[]): { label: string; value: string }[] {
+  const compared = runs.filter((r) => r.summary.usageComparison);
+  const raw = compared.filter((r) => r.config.strategy === 'raw');
+  const used = raw.length ? raw : compared;
+  const steps = sum(used, (r) => r.summary.usageComparison!.comparedSteps);
+  if (steps === 0) return [];
+  // Already in percent (compareUsage multiplies by 100), unlike the context fractions.
+  const error = sum(used, (r) => r.summary.usageComparison!.meanAbsPctError * r.summary.usageComparison!.comparedSteps) / steps;
+  const calibrated = used.some((r) => r.config.calibrationFactor !== undefined) ? 'calibrated ' : '';
+  return [
+    {
+      label: 'Token count error',
+      value: `${error.toFixed(1)}% mean absolute vs recorded provider usage (${calibrated}${raw.length ? 'raw replay, ' : ''}${fmtInt(steps)} steps)`,
+    },
+  ];
+}
+
+const share = (part: number, whole: number): string => (part === whole ? '' : ` (${fmtInt(part)} of ${fmtInt(whole)} runs)`);
+
+/** One note per backend setting: the mock's assumptions with its recall, summary length and seed; a live server's mode. */
+function backendNotes(runs: readonly RunResult[]): string[] {
+  const groups = new Map<string, RunResult[]>();
+  for (const run of runs) {
+    const key = JSON.stringify([run.config.backend, run.config.backendOptions]);
+    groups.set(key, [...(groups.get(key) ?? []), run]);
+  }
+  return [...groups.values()].map((own) => {
+    const { backend, backendOptions } = own[0]!.config;
+    const of = share(own.length, runs.length);
+    if (backend === 'mock') {
+      // Runs stored without the mock's settings say so rather than print "undefined".
+      const settings: Record<string, ParamValue> = {};
+      for (const key of ['recall', 'summaryTokens', 'seed']) settings[key] = backendOptions[key] ?? 'unrecorded';
+      return describeMock(settings).replace(/^Mock LLM:/, `Mock LLM${of}:`);
+    }
+    return liveNote(backend, backendOptions, own, of);
+  });
+}
+
+function liveNote(backend: string, options: Params, runs: readonly RunResult[], of: string): string {
+  const parts: string[] = [];
+  // The page names no URL (it is self-contained, and a reader shouldn't take one for a link): host and path only.
+  if (typeof options['url'] === 'string') parts.push(`server ${options['url'].replace(/^[a-z][a-z0-9+.-]*:\/\//i, '').replace(/\/$/, '')}`);
+  if (options['live'] !== undefined) {
+    parts.push(`live mode ${String(options['live'])}${options['live'] === 'measure' ? ' (one output token per agent step)' : ''}`);
+  }
+  const rest = Object.entries(options).filter(([k]) => !['url', 'live', 'model'].includes(k));
+  if (rest.length) parts.push(rest.map(([k, v]) => `${k}=${String(v)}`).join(', '));
+  const requests = runs.reduce((n, r) => n + r.steps.length, 0);
+  const cached = runs.reduce((n, r) => n + r.steps.filter((s) => s.cached === true).length, 0);
+  parts.push(`${fmtInt(cached)} of ${fmtInt(requests)} requests answered from the record/replay cache`);
+  return `${backend}${of}: ${parts.join('; ')}.`;
 }
 
 function formatParams(params: Params): string {
@@ -236,38 +360,255 @@ function columnsOf(runs: readonly RunResult[]): { columns: Column[]; columnOf: (
     const extra = Object.entries(parts(run))
       .filter(([name, value]) => varying(run.config.strategy, name as keyof ReturnType<typeof parts>) && value !== '')
       .map(([, value]) => value);
-    const label = extra.length ? `${run.config.strategy} (${extra.join(' · ')})` : run.config.strategy;
-    if (!columns.has(label)) columns.set(label, { label, color: PALETTE[columns.size % PALETTE.length]! });
+    const name = run.config.strategy;
+    const sub = [baseOf(run), ...extra].filter((part) => part !== '').join(' · ');
+    const label = sub ? `${name} (${sub})` : name;
+    if (!columns.has(label)) columns.set(label, { label, name, sub: sub ? `(${sub})` : '', color: PALETTE[columns.size % PALETTE.length]! });
     byRun.set(run, columns.get(label)!);
   }
   return { columns: [...columns.values()], columnOf: (run) => byRun.get(run)! };
 }
 
-function summaryRow(col: Column, runs: readonly RunResult[]): SummaryRow {
-  const count = (status: RunStatus): number => runs.filter((r) => r.summary.status === status).length;
-  const sum = (pick: (r: RunResult) => number): number => runs.reduce((acc, r) => acc + pick(r), 0);
-  const other = runs.filter((r) => r.summary.status !== 'completed' && r.summary.status !== 'overflow');
-  // Weighted by compared steps: the error over every compared step, not a mean of per-run means.
-  const compared = runs.flatMap((r) => (r.summary.usageComparison ? [r.summary.usageComparison] : []));
-  const comparedSteps = compared.reduce((acc, c) => acc + c.comparedSteps, 0);
-  const usageError =
-    comparedSteps > 0 ? compared.reduce((acc, c) => acc + c.meanAbsPctError * c.comparedSteps, 0) / comparedSteps : null;
+interface CellValue {
+  readonly text: string;
+  /** What the column sorts and compares by, at the precision shown; null for none. */
+  readonly value: number | null;
+  readonly detail?: string;
+  readonly title?: string;
+  readonly bad?: boolean;
+  /** False when the value is a lower bound (a cost with unknown parts): sorted, never best. */
+  readonly comparable?: boolean;
+}
+
+interface SummaryColumn {
+  readonly group: string;
+  readonly label: string;
+  readonly title: string;
+  readonly better?: Better;
+  /** Best among every row, not only the strategies that completed every run (the completion column). */
+  readonly allRows?: boolean;
+  readonly show?: boolean;
+  cell(runs: readonly RunResult[]): CellValue;
+}
+
+const sum = (runs: readonly RunResult[], pick: (r: RunResult) => number): number => runs.reduce((acc, r) => acc + pick(r), 0);
+/** A fraction at the 0.1% the page prints, so two values that read alike compare alike. */
+const roundPct = (fraction: number): number => Math.round(fraction * 1000) / 1000;
+const pctCell = (part: number, whole: number, title = ''): CellValue =>
+  whole === 0 ? { text: '—', value: null, title } : { text: fmtPct(part / whole), value: roundPct(part / whole), title };
+const intCell = (n: number): CellValue => ({ text: fmtInt(n), value: n });
+
+/** Probes still answerable at their step / probes asked (unreached ones count as lost). */
+function probeCell(runs: readonly RunResult[]): CellValue & { passed: number; total: number } {
+  const total = sum(runs, (r) => r.summary.probes.total);
+  const [v, s, r] = (['verbatim', 'summary', 'recoverable'] as const).map((k) => sum(runs, (run) => run.summary.probes[k])) as [number, number, number];
+  const passed = v + s + r;
+  if (total === 0) return { text: '—', value: null, passed, total };
   return {
-    label: col.label,
-    color: col.color,
-    runs: fmtInt(runs.length),
-    completed: fmtInt(count('completed')),
-    overflowed: fmtInt(count('overflow')),
-    anyOverflow: count('overflow') > 0,
-    otherFailed: fmtInt(other.length),
-    otherTitle: distinct(other.map((r) => STATUS_TEXT[r.summary.status])).join(', '),
-    inputTokens: fmtInt(sum((r) => r.summary.inputTokens)),
-    meanPeakPct: fmtPct(sum(peakFraction) / runs.length),
-    restarts: fmtInt(sum((r) => r.summary.restarts)),
-    sessions: fmtInt(sum((r) => r.summary.sessions)),
-    // Already in percent (compareUsage multiplies by 100), unlike the context fractions.
-    usageError: usageError === null ? '—' : `${usageError.toFixed(1)}%`,
-    usageErrorTitle: comparedSteps > 0 ? `over ${fmtInt(comparedSteps)} steps with recorded usage` : '',
+    text: `${fmtInt(passed)}/${fmtInt(total)}`,
+    value: passed / total,
+    detail: `v${v} s${s} r${r}`,
+    title: `${v} verbatim in the context, ${s} kept by a summary, ${r} recoverable from the offload store, ${total - passed} lost`,
+    passed,
+    total,
+  };
+}
+
+const recallCell = (runs: readonly RunResult[]): CellValue =>
+  pctCell(
+    sum(runs, (r) => r.summary.referenceRecall?.present ?? 0),
+    sum(runs, (r) => r.summary.referenceRecall?.total ?? 0),
+  );
+
+function costCell(runs: readonly RunResult[]): CellValue {
+  const known = runs.filter((r) => r.summary.costUsd !== undefined);
+  if (known.length === 0) return { text: '-', value: null, title: 'no price known for the price model' };
+  const total = sum(known, (r) => r.summary.costUsd!);
+  const text = total > 0 && total < 0.01 ? `$${total.toPrecision(2)}` : usd(total);
+  if (known.length === runs.length) return { text, value: Number(text.slice(1)) };
+  return { text: `${text}+`, value: Number(text.slice(1)), comparable: false, title: `${known.length} of ${runs.length} runs priced` };
+}
+
+/** Soft hyphens where a "-" is written: a long header may break there when the table needs the room. */
+const shy = (label: string): string => label.replace(/-/g, '\u00AD');
+
+function summaryColumns(runs: readonly RunResult[]): SummaryColumn[] {
+  const withOutcome = (outcome: string): boolean => runs.some((r) => r.config.outcome === outcome && r.summary.referenceRecall);
+  const count = (own: readonly RunResult[], status: RunStatus): number => own.filter((r) => r.summary.status === status).length;
+  const all: SummaryColumn[] = [
+    {
+      group: 'Runs',
+      label: shy('Com-pleted'),
+      title: 'runs that replayed every recorded step',
+      better: 'max',
+      allRows: true,
+      cell: (own) => ({ text: `${fmtInt(count(own, 'completed'))}/${fmtInt(own.length)}`, value: count(own, 'completed') / own.length }),
+    },
+    {
+      group: 'Runs',
+      label: shy('Over-flow'),
+      title: 'runs whose context exceeded the window',
+      cell: (own) => ({ ...intCell(count(own, 'overflow')), bad: count(own, 'overflow') > 0 }),
+    },
+    {
+      group: 'Runs',
+      label: 'Other',
+      title: 'runs that ended with invalid context, stopped or error',
+      show: runs.some((r) => r.summary.status !== 'completed' && r.summary.status !== 'overflow'),
+      cell: (own) => {
+        const other = own.filter((r) => r.summary.status !== 'completed' && r.summary.status !== 'overflow');
+        return { ...intCell(other.length), title: distinct(other.map((r) => STATUS_TEXT[r.summary.status])).join(', ') };
+      },
+    },
+    {
+      group: 'What the task kept',
+      label: 'Probes passed',
+      title: 'planted facts still answerable at the step that needs them: v verbatim in the context, s kept by a summary, r recoverable from the offload store',
+      better: 'max',
+      cell: probeCell,
+    },
+    {
+      group: 'What the task kept',
+      label: 'Ref recall',
+      title: 'references the recorded agent used that were still in the context when it used them',
+      better: 'max',
+      cell: recallCell,
+    },
+    {
+      group: 'What the task kept',
+      label: shy('re-solved'),
+      title: 'reference recall on scenarios whose recorded task was resolved',
+      better: 'max',
+      show: withOutcome('resolved'),
+      cell: (own) => recallCell(own.filter((r) => r.config.outcome === 'resolved')),
+    },
+    {
+      group: 'What the task kept',
+      label: shy('unre-solved'),
+      title: 'reference recall on scenarios whose recorded task was not resolved',
+      better: 'max',
+      show: withOutcome('unresolved'),
+      cell: (own) => recallCell(own.filter((r) => r.config.outcome === 'unresolved')),
+    },
+    {
+      group: 'Cost',
+      label: 'Input tokens',
+      title: 'prompt tokens of every request, auxiliary ones included',
+      better: 'min',
+      cell: (own) => intCell(sum(own, (r) => r.summary.inputTokens)),
+    },
+    {
+      group: 'Cost',
+      label: 'Cached',
+      title: 'share of input tokens that repeat the previous request’s prefix in the same session (prompt-cache hits, billed at the cached price)',
+      better: 'max',
+      cell: (own) => pctCell(sum(own, (r) => r.summary.cachedInputTokens), sum(own, (r) => r.summary.inputTokens)),
+    },
+    {
+      group: 'Cost',
+      label: shy('Over-head'),
+      title: 'prompt and completion tokens of auxiliary calls (summaries, checkpoints): the strategy’s own cost',
+      better: 'min',
+      cell: (own) => intCell(sum(own, (r) => r.summary.overheadTokens)),
+    },
+    {
+      group: 'Cost',
+      label: 'LLM calls',
+      title: 'requests sent: agent steps plus auxiliary calls',
+      better: 'min',
+      cell: (own) => intCell(sum(own, (r) => r.summary.llmCalls)),
+    },
+    {
+      group: 'Cost',
+      label: 'Cost',
+      title: 'dollars at the price model’s list prices; - when its price is unknown, + when only some runs are priced',
+      better: 'min',
+      cell: costCell,
+    },
+    {
+      group: 'Context',
+      label: 'Mean',
+      title: 'mean over runs of the mean prompt tokens per agent request, as a share of the window',
+      better: 'min',
+      cell: (own) => {
+        const mean = sum(own, (r) => r.summary.meanContextPct) / own.length;
+        return { text: fmtPct(mean), value: roundPct(mean) };
+      },
+    },
+    {
+      group: 'Context',
+      label: 'Mean peak',
+      title: 'mean over runs of the largest prompt, as a share of the window',
+      better: 'min',
+      cell: (own) => {
+        const mean = sum(own, peakFraction) / own.length;
+        return { text: fmtPct(mean), value: roundPct(mean) };
+      },
+    },
+    { group: 'Context', label: shy('Re-starts'), title: 'new sessions started by the strategy', cell: (own) => intCell(sum(own, (r) => r.summary.restarts)) },
+    { group: 'Context', label: shy('Ses-sions'), title: 'sessions over all runs', cell: (own) => intCell(sum(own, (r) => r.summary.sessions)) },
+  ];
+  return all.filter((c) => c.show !== false);
+}
+
+/**
+ * The summary, one row per column of the matrix. The best value of a column is marked among the
+ * strategies that completed every run on the same scenarios: a run that stops early spends fewer
+ * tokens and has fewer chances to lose a fact, so it would win the cost and success columns by failing.
+ */
+function summaryTable(runs: readonly RunResult[], groups: readonly { col: Column; runs: RunResult[] }[]): SummaryTable {
+  const columns = summaryColumns(runs);
+  const values = groups.map((g) => columns.map((c) => c.cell(g.runs)));
+  const signature = (own: readonly RunResult[]): string => own.map((r) => r.config.scenarioId).sort().join('\n');
+  const complete = groups.filter((g) => g.runs.every((r) => r.summary.status === 'completed')).map((g) => signature(g.runs));
+  // The scenario set most fully completed strategies share.
+  const common = complete.sort((a, b) => complete.filter((s) => s === b).length - complete.filter((s) => s === a).length)[0];
+  const comparable = groups.map((g) => g.runs.every((r) => r.summary.status === 'completed') && signature(g.runs) === common);
+  const comparableCount = comparable.filter(Boolean).length;
+
+  const best = columns.map((column, c) => {
+    if (!column.better) return new Set<number>();
+    const candidates = groups
+      .map((_, row) => row)
+      .filter((row) => (column.allRows || comparable[row]) && values[row]![c]!.value !== null && values[row]![c]!.comparable !== false);
+    const numbers = candidates.map((row) => values[row]![c]!.value!);
+    const top = column.better === 'max' ? Math.max(...numbers) : Math.min(...numbers);
+    // Nothing to pick between: fewer than two candidates, or all of them alike.
+    if (candidates.length < 2 || numbers.every((n) => n === top)) return new Set<number>();
+    return new Set(candidates.filter((row) => values[row]![c]!.value === top));
+  });
+
+  const groupRow: { label: string; span: number }[] = [];
+  for (const column of columns) {
+    const last = groupRow.at(-1);
+    if (last?.label === column.group) last.span += 1;
+    else groupRow.push({ label: column.group, span: 1 });
+  }
+  const bestNote =
+    comparableCount >= 2
+      ? `Green: the best of a column (most completed, kept or cached; fewest tokens, calls, dollars, context), among the ${fmtInt(comparableCount)} strategies that completed every run on the same scenarios; one that stops early spends less and loses less.`
+      : 'Green: the most completed. No two strategies completed every run on the same scenarios, so nothing else is compared: one that stops early spends less and loses less.';
+
+  return {
+    groups: groupRow,
+    columns: columns.map((column, c) => ({
+      index: c + 1,
+      label: column.label,
+      title: column.title,
+      first: column.better === 'min' ? 'asc' : 'desc',
+    })),
+    rows: groups.map(({ col }, row) => ({
+      ...col,
+      cells: values[row]!.map((v, c) => ({
+        text: v.text,
+        detail: v.detail ?? '',
+        title: v.title ?? '',
+        sort: v.value === null ? '' : String(v.value),
+        best: best[c]!.has(row),
+        bad: v.bad ?? false,
+      })),
+    })),
+    bestNote,
   };
 }
 
@@ -277,6 +618,8 @@ const peakFraction = (r: RunResult): number => r.summary.peakContextTokens / r.c
 function cellRun(run: RunResult): CellRun {
   const { summary } = run;
   const failedAt = summary.failedStep === undefined ? '' : ` at step ${summary.failedStep}`;
+  const probes = probeCell([run]);
+  const recall = recallCell([run]);
   return {
     statusClass: summary.status,
     status: summary.status === 'completed' ? 'completed' : `${STATUS_TEXT[summary.status]}${failedAt}`,
@@ -285,10 +628,33 @@ function cellRun(run: RunResult): CellRun {
     inputTokens: fmtInt(summary.inputTokens),
     peakPct: fmtPct(peakFraction(run)),
     restarts: fmtInt(summary.restarts),
+    success: [probes.total ? `probes ${probes.text} (${probes.detail})` : '', recall.value === null ? '' : `ref recall ${recall.text}`]
+      .filter((part) => part !== '')
+      .join(' · '),
+    successTitle: probes.title ?? '',
   };
 }
 
 const truncate = (text: string): string => (text.length > DETAIL_MAX ? `${text.slice(0, DETAIL_MAX - 1)}…` : text);
+
+function maskedCounts(events: readonly EventRecord[]): [number, number][] {
+  const counts = new Map<number, number>();
+  for (const e of events) if (e.kind === 'masked') counts.set(e.step, (counts.get(e.step) ?? 0) + 1);
+  return [...counts.entries()];
+}
+
+/** Identical events of a step (same kind and detail) as one entry with a count, in order: the page's JSON stays small. */
+function groupEvents(events: readonly EventRecord[]): StrategySeries['events'] {
+  const grouped = new Map<string, { step: number; kind: string; detail: string; count?: number }>();
+  for (const e of events) {
+    const detail = truncate(e.detail);
+    const key = JSON.stringify([e.step, e.kind, detail]);
+    const seen = grouped.get(key);
+    if (seen) seen.count = (seen.count ?? 1) + 1;
+    else grouped.set(key, { step: e.step, kind: e.kind, detail });
+  }
+  return [...grouped.values()];
+}
 
 function chartOf(
   domId: string,
@@ -310,13 +676,11 @@ function chartOf(
   const series: SeriesData[] = runs.map((run, i) => {
     const y: (number | null)[] = x.map(() => null);
     const session: (number | null)[] = x.map(() => null);
-    const action: (string | null)[] = x.map(() => null);
     // A step sent twice (e.g. retried in a new session) shows its last request: the one that was answered.
     for (const s of agentSteps[i]!) {
       const idx = at.get(s.step)!;
       y[idx] = s.promptTokens;
       session[idx] = s.session;
-      action[idx] = s.action;
     }
     const repeats = labels.slice(0, i).filter((l) => l === labels[i]).length;
     return {
@@ -325,8 +689,8 @@ function chartOf(
       color: columnOf(run).color,
       y,
       session,
-      action,
-      events: run.events.map((e) => ({ step: e.step, kind: e.kind, detail: truncate(e.detail) })),
+      events: groupEvents(run.events.filter((e) => e.kind !== 'masked')),
+      masked: maskedCounts(run.events),
     };
   });
 

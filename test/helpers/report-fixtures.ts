@@ -1,32 +1,59 @@
 /**
- * Hand-built runs for the report's unit and browser tests: two scenarios x two strategies, one
- * overflow, one restart, and a scenario whose title and id try to break out of the page.
+ * Hand-built runs for the report's unit and browser tests: two scenarios x three columns (raw,
+ * masking, and the codex preset of summarization on a live backend), one overflow, one restart,
+ * probes, reference recall, costs (one column unpriced), an auxiliary summary call, a step answered
+ * from the record/replay cache, and a scenario whose title and id try to break out of the page.
  */
-import type { EventRecord, RunResult, RunStatus, StepRecord, Threshold } from '../../src/runner/types.js';
+import { costUsd, priceFor } from '../../src/metrics/cost.js';
+import type { EventRecord, ProbeOutcome, ProbeRecord, RunResult, RunStatus, StepRecord, Threshold } from '../../src/runner/types.js';
 
 export const WINDOW = 8000;
 export const INJECTION = '</script><script>window.__pwned=1</script>';
 export const HOSTILE_TITLE = `Fix "auth" <b>bug</b> ${INJECTION}\u2028& more`;
+/** The mock's settings, on purpose not its defaults, so the header shows what was stored. */
+export const MOCK_OPTIONS = { recall: 0.7, summaryTokens: 600, seed: 3 };
+export const CALIBRATION = 1.16;
+export const LIVE_BACKEND = 'ollama:chat:qwen2.5-coder:7b';
+/** Has no price in the registry: the preset's cost is unknown. */
+export const UNPRICED_MODEL = 'in-house-llm';
+
+type Strategy = 'raw' | 'masking' | 'codex';
 
 interface RunSpec {
   readonly scenarioId: string;
   readonly scenarioTitle: string;
-  readonly strategy: 'raw' | 'masking';
+  readonly outcome: 'resolved' | 'unresolved';
+  readonly strategy: Strategy;
   readonly tokens: readonly number[];
   readonly sessions?: readonly number[];
   readonly recorded?: readonly number[];
   readonly status: RunStatus;
   readonly failedStep?: number;
   readonly events?: readonly EventRecord[];
+  /** Auxiliary (summary) requests sent before the agent request of `step`. */
+  readonly aux?: readonly { step: number; prompt: number; completion: number }[];
+  /** Agent steps answered from the record/replay cache. */
+  readonly cachedSteps?: readonly number[];
+  readonly probes: readonly { step: number; how: ProbeOutcome }[];
+  /** Reference recall: [present, total]. */
+  readonly recall: readonly [number, number];
 }
 
-const THRESHOLDS: Record<RunSpec['strategy'], readonly Threshold[]> = {
+const THRESHOLDS: Record<Strategy, readonly Threshold[]> = {
   raw: [],
   masking: [{ label: 'mask_at', fraction: 0.6 }],
+  codex: [{ label: 'summarizationThreshold', fraction: 0.9 }],
+};
+
+const PARAMS: Record<Strategy, RunResult['config']['params']> = {
+  raw: {},
+  masking: { keep_last: 2 },
+  codex: { summarizationThreshold: 0.9, template: 'handoff' },
 };
 
 function run(spec: RunSpec, totalSteps: number): RunResult {
-  const steps: StepRecord[] = spec.tokens.map((promptTokens, i) => ({
+  const live = spec.strategy === 'codex';
+  const agent: StepRecord[] = spec.tokens.map((promptTokens, i) => ({
     step: i + 1,
     session: spec.sessions?.[i] ?? 1,
     purpose: 'agent',
@@ -34,13 +61,28 @@ function run(spec: RunSpec, totalSteps: number): RunResult {
     completionTokens: 50,
     contextPct: promptTokens / WINDOW,
     messageCount: 2 * i + 2,
-    usageSource: 'local',
+    usageSource: live ? 'provider' : 'local',
     recordedPromptTokens: spec.recorded?.[i],
     action: (spec.events ?? [])
       .filter((e) => e.step === i + 1)
       .map((e) => e.kind)
       .join(','),
+    cached: live ? (spec.cachedSteps ?? []).includes(i + 1) : undefined,
   }));
+  const auxiliary: StepRecord[] = (spec.aux ?? []).map((a) => ({
+    step: a.step,
+    session: spec.sessions?.[a.step - 1] ?? 1,
+    purpose: 'summary',
+    promptTokens: a.prompt,
+    completionTokens: a.completion,
+    contextPct: a.prompt / WINDOW,
+    messageCount: 2 * a.step,
+    usageSource: 'provider',
+    action: '',
+    cached: false,
+  }));
+  // Each auxiliary request goes just before the agent request of its step.
+  const steps = [...agent, ...auxiliary].sort((x, y) => x.step - y.step || Number(x.purpose === 'agent') - Number(y.purpose === 'agent'));
   const peak = Math.max(...spec.tokens);
   const sessions = Math.max(1, ...(spec.sessions ?? []));
   const usage = spec.recorded && {
@@ -48,6 +90,16 @@ function run(spec: RunSpec, totalSteps: number): RunResult {
     meanPctError: -2,
     comparedSteps: spec.recorded.length,
   };
+  // Prompt-cache hits: an agent request repeats the previous one's prefix when its context grew.
+  const cachedInputTokens = agent.reduce((n, s, i) => {
+    const previous = agent[i - 1];
+    return previous && previous.session === s.session && s.promptTokens >= previous.promptTokens ? n + previous.promptTokens : n;
+  }, 0);
+  const inputTokens = steps.reduce((n, s) => n + s.promptTokens, 0);
+  const outputTokens = steps.reduce((n, s) => n + s.completionTokens, 0);
+  const priceModel = live ? UNPRICED_MODEL : 'gpt-4o';
+  const probes: ProbeRecord[] = spec.probes.map((p, i) => ({ probeId: `probe-${i + 1}`, step: p.step, answer: `answer ${i + 1}`, how: p.how }));
+  const count = (how: ProbeOutcome): number => probes.filter((p) => p.how === how).length;
   return {
     runId: `${spec.scenarioId}-${spec.strategy}`,
     batchId: 'batch-1',
@@ -56,15 +108,19 @@ function run(spec: RunSpec, totalSteps: number): RunResult {
       scenarioTitle: spec.scenarioTitle,
       scenarioFile: `scenarios/${spec.scenarioId}.json`,
       sourceFormat: 'ctxbench',
+      outcome: spec.outcome,
       strategy: spec.strategy,
-      baseStrategy: spec.strategy,
-      params: spec.strategy === 'masking' ? { keep_last: 2 } : {},
-      backend: 'mock',
-      backendOptions: {},
-      priceModel: 'gpt-4o',
+      baseStrategy: live ? 'summarization' : spec.strategy,
+      params: PARAMS[spec.strategy],
+      backend: live ? LIVE_BACKEND : 'mock',
+      backendOptions: live
+        ? { url: 'http://127.0.0.1:11434', model: 'qwen2.5-coder:7b', stream: false, live: 'measure' }
+        : MOCK_OPTIONS,
+      priceModel,
       model: 'gpt-4o',
       window: WINDOW,
       encoding: 'o200k_base',
+      calibrationFactor: CALIBRATION,
       thresholds: THRESHOLDS[spec.strategy],
     },
     summary: {
@@ -75,20 +131,28 @@ function run(spec: RunSpec, totalSteps: number): RunResult {
       totalSteps,
       sessions,
       restarts: sessions - 1,
-      inputTokens: spec.tokens.reduce((a, b) => a + b, 0),
-      llmCalls: spec.tokens.length,
-      overheadTokens: 0,
-      meanContextPct: 0.5,
-      cachedInputTokens: 0,
-      probes: { total: 0, verbatim: 0, summary: 0, recoverable: 0, lost: 0 },
-      outputTokens: 50 * spec.tokens.length,
+      inputTokens,
+      llmCalls: steps.length,
+      overheadTokens: auxiliary.reduce((n, s) => n + s.promptTokens + s.completionTokens, 0),
+      meanContextPct: agent.reduce((n, s) => n + s.contextPct, 0) / agent.length,
+      cachedInputTokens,
+      costUsd: costUsd(priceFor(priceModel), { input: inputTokens, cachedInput: cachedInputTokens, output: outputTokens }),
+      probes: {
+        total: probes.length,
+        verbatim: count('verbatim'),
+        summary: count('summary'),
+        recoverable: count('recoverable'),
+        lost: count('lost') + count('unreached'),
+      },
+      referenceRecall: { present: spec.recall[0], total: spec.recall[1] },
+      outputTokens,
       peakContextTokens: peak,
       peakContextPct: peak / WINDOW,
       usageComparison: usage,
     },
     steps,
     events: spec.events ?? [],
-    probes: [],
+    probes,
     startedAt: new Date('2025-01-02T03:04:05Z'),
     finishedAt: new Date('2025-01-02T03:04:09Z'),
   };
@@ -102,10 +166,23 @@ const event = (step: number, session: number, kind: EventRecord['kind'], detail:
 });
 
 export function sampleRuns(): RunResult[] {
-  const a = { scenarioId: 'swe-auth-001', scenarioTitle: 'Add login rate limiting' };
-  const b = { scenarioId: 'bad"id<i>', scenarioTitle: HOSTILE_TITLE };
+  const a = { scenarioId: 'swe-auth-001', scenarioTitle: 'Add login rate limiting', outcome: 'resolved' } as const;
+  const b = { scenarioId: 'bad"id<i>', scenarioTitle: HOSTILE_TITLE, outcome: 'unresolved' } as const;
+  const probesA = (first: ProbeOutcome, second: ProbeOutcome) => [{ step: 3, how: first }, { step: 6, how: second }];
+  const probesB = (first: ProbeOutcome, second: ProbeOutcome) => [{ step: 4, how: first }, { step: 7, how: second }];
   return [
-    run({ ...a, strategy: 'raw', tokens: [900, 2100, 3300, 4400, 5200, 6100], recorded: [950, 2180, 3390, 4520, 5350, 6240], status: 'completed' }, 6),
+    run(
+      {
+        ...a,
+        strategy: 'raw',
+        tokens: [900, 2100, 3300, 4400, 5200, 6100],
+        recorded: [950, 2180, 3390, 4520, 5350, 6240],
+        status: 'completed',
+        probes: probesA('verbatim', 'verbatim'),
+        recall: [10, 10],
+      },
+      6,
+    ),
     run(
       {
         ...a,
@@ -113,6 +190,21 @@ export function sampleRuns(): RunResult[] {
         tokens: [900, 2100, 3300, 4400, 3900, 4300],
         status: 'completed',
         events: [event(5, 1, 'masked', 'masked tool output m7 (1,200 tokens)'), event(6, 1, 'masked', `masked m9 ${INJECTION}`)],
+        probes: probesA('verbatim', 'lost'),
+        recall: [9, 10],
+      },
+      6,
+    ),
+    run(
+      {
+        ...a,
+        strategy: 'codex',
+        tokens: [900, 2100, 3300, 4400, 2000, 2600],
+        status: 'completed',
+        aux: [{ step: 5, prompt: 4500, completion: 300 }],
+        events: [event(5, 1, 'summarized', 'steps 1-4 replaced by a handoff summary')],
+        probes: probesA('verbatim', 'summary'),
+        recall: [8, 10],
       },
       6,
     ),
@@ -124,6 +216,8 @@ export function sampleRuns(): RunResult[] {
         status: 'overflow',
         failedStep: 5,
         events: [{ ...event(5, 1, 'overflow', `context exceeds window ${INJECTION}`), tokensBefore: 8900 }],
+        probes: probesB('verbatim', 'unreached'),
+        recall: [6, 6],
       },
       7,
     ),
@@ -138,6 +232,22 @@ export function sampleRuns(): RunResult[] {
           event(4, 1, 'wind_down', 'asked the agent to wrap up'),
           { ...event(5, 2, 'restart', `new session with handoff: ${'x'.repeat(400)}`), tokensBefore: 6400, tokensAfter: 1200 },
         ],
+        probes: probesB('verbatim', 'verbatim'),
+        recall: [7, 8],
+      },
+      7,
+    ),
+    run(
+      {
+        ...b,
+        strategy: 'codex',
+        tokens: [1500, 3200, 4700, 5600, 2100, 3000, 4200],
+        status: 'completed',
+        aux: [{ step: 5, prompt: 5700, completion: 350 }],
+        cachedSteps: [2],
+        events: [event(5, 1, 'summarized', 'steps 1-4 replaced by a handoff summary')],
+        probes: probesB('verbatim', 'recoverable'),
+        recall: [7, 8],
       },
       7,
     ),

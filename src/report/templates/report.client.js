@@ -90,7 +90,7 @@
   function showStep(chart, info, idx) {
     info.replaceChildren();
     if (idx === null || idx === undefined) {
-      info.textContent = 'Hover the chart to see each strategy’s session, action and events at a step.';
+      info.textContent = 'Hover the chart to see each strategy’s session and events at a step.';
       return;
     }
     var step = chart.x[idx];
@@ -101,13 +101,14 @@
       if (s.kind !== 'strategy') return;
       var parts = [];
       if (s.y[idx] === null) parts.push('no request');
-      else {
-        parts.push(number.format(s.y[idx]) + ' tokens', 'session ' + s.session[idx]);
-        if (s.action[idx]) parts.push('did ' + s.action[idx]);
-      }
-      var events = s.events.filter(function (e) { return e.step === step; });
+      else parts.push(number.format(s.y[idx]) + ' tokens', 'session ' + s.session[idx]);
+      var events = s.events.filter(function (e) { return e.step === step; }).map(function (e) {
+        return e.kind + (e.count > 1 ? ' ×' + e.count : '') + ': ' + e.detail;
+      });
+      var masked = s.masked.filter(function (m) { return m[0] === step; })[0];
+      if (masked) events.unshift('masked: ' + masked[1] + (masked[1] === 1 ? ' tool output' : ' tool outputs'));
       var line = document.createElement('div');
-      line.textContent = s.label + ': ' + parts.join(' · ') + events.map(function (e) { return '\n    ' + e.kind + ': ' + e.detail; }).join('');
+      line.textContent = s.label + ': ' + parts.join(' · ') + events.map(function (e) { return '\n    ' + e; }).join('');
       info.appendChild(line);
     });
   }
@@ -152,6 +153,36 @@
     showStep(chart, info, null);
     return function () { u.setSize({ width: plot.clientWidth, height: HEIGHT }); };
   }
+
+  // Sortable tables: a header's button sorts by that column's data-sort (numbers numerically, empty
+  // last); the first click puts the best first, the next reverses. Ties keep the original order.
+  function sortable(table, status) {
+    var body = table.tBodies[0];
+    var original = Array.prototype.slice.call(body.rows);
+    var headers = Array.prototype.slice.call(table.querySelectorAll('thead th[data-col]'));
+    headers.forEach(function (th) {
+      th.querySelector('button').addEventListener('click', function () {
+        var now = th.getAttribute('aria-sort');
+        var dir = now === 'ascending' ? 'descending' : now === 'descending' ? 'ascending' : th.dataset.first === 'asc' ? 'ascending' : 'descending';
+        headers.forEach(function (h) { h.removeAttribute('aria-sort'); });
+        th.setAttribute('aria-sort', dir);
+        var col = Number(th.dataset.col);
+        var text = th.dataset.type === 'text';
+        var sign = dir === 'ascending' ? 1 : -1;
+        var keyed = original.map(function (row, i) { return { row: row, i: i, key: row.cells[col].dataset.sort }; });
+        keyed.sort(function (a, b) {
+          if (a.key === '' || b.key === '') return (a.key === '') - (b.key === '') || a.i - b.i;
+          var d = text ? a.key.localeCompare(b.key) : Number(a.key) - Number(b.key);
+          return d * sign || a.i - b.i;
+        });
+        keyed.forEach(function (k) { body.appendChild(k.row); });
+        if (status) status.textContent = 'Sorted by ' + th.textContent.trim() + ', ' + dir + '.';
+      });
+    });
+  }
+  Array.prototype.forEach.call(document.querySelectorAll('table.sortable'), function (table) {
+    sortable(table, document.getElementById('sort-status'));
+  });
 
   var resizers = data.charts.map(mount);
   window.addEventListener('resize', function () { resizers.forEach(function (resize) { resize(); }); });
