@@ -1,0 +1,476 @@
+/**
+ * Speed benchmark: prints RATIOS measured in one run, each with its target, and exits 1 when a target
+ * is missed.
+ *
+ *   npx tsx scripts/bench-speed.ts               full run (about 2 minutes on 2 cores)
+ *   npx tsx scripts/bench-speed.ts --quick       one repetition, sizes up to 1,000 steps (under 30 s)
+ *   npx tsx scripts/bench-speed.ts --no-budget   every size and repetition, however long it takes
+ *
+ * 1. tokenize-once: replaying the bundled matrix (every bundled scenario x raw,masking; and x all
+ *    strategies) against tokenizing its unique content once (a fresh counter counting every message of
+ *    every scenario once). Target raw+masking <= 1.5x; the all-strategies figure is information.
+ * 2. naive: a replay that re-tokenizes the whole context text at every step (joined text, counted with
+ *    no message cache) against the real raw replay of the same matrix. Target >= 20x.
+ * 3. memory: peak live-heap growth over loading + replaying raw+masking against the unique content
+ *    size (bytes as V8 stores the strings). Target <= 3x + MEMORY_CONSTANT_MB.
+ * 4. linearity: seeded synthetic scenarios of 250..4000 steps, replayed with masking (the model's
+ *    window) and raw (a window that never overflows). Target time(2n)/time(n) <= 2.2 for each doubling.
+ *
+ * Timings: performance.now(), one throwaway warm-up pass, then 3 rounds. A round times every task once,
+ * back to back, and a ratio is the median of its per-round ratios, so a change of load on the machine
+ * moves numerator and denominator together. Each timed pass starts as a fresh `bench run` would:
+ * scenarios loaded anew (untimed; the replay caches per-scenario work on the scenario object), a fresh
+ * token counter, gpt-tokenizer's merge cache cleared, a collected heap. The script re-executes itself
+ * under `node --expose-gc` when `gc` is not exposed.
+ *
+ * Time budget: the linearity sizes get what the bundled checks leave of ~2 minutes (27 s with --quick).
+ * Round 1 runs the sizes in order while the next one's projected time fits; later rounds re-run the
+ * sizes that still fit, smallest first. A doubling that was not run counts as missed; the table says
+ * how many runs each ratio is the median of.
+ */
+import { spawnSync } from 'node:child_process';
+import { loadavg } from 'node:os';
+import { performance } from 'node:perf_hooks';
+import { clearMergeCache } from 'gpt-tokenizer/encoding/o200k_base';
+import { BUNDLED_SCENARIOS } from '../src/cli/paths.js';
+import type { Message } from '../src/core/messages.js';
+import { createTokenCounter, type Encoding, type TokenCounter } from '../src/core/tokens.js';
+import { createMockBackend } from '../src/llm/mock.js';
+import { runMatrix, type MatrixEntry } from '../src/runner/matrix.js';
+import type { RunResult } from '../src/runner/types.js';
+import { generateScenario, GENERATE_LIMITS, type GenerateOptions } from '../src/scenarios/generate.js';
+import { loadScenarios, resolveScenarioPaths, type LoadedScenario } from '../src/scenarios/load.js';
+import { parseScenario, prelude, turns } from '../src/scenarios/scenario.js';
+import type { ScenarioFile } from '../src/scenarios/schema.js';
+import { select } from '../src/strategies/index.js';
+import { resolveParams } from '../src/strategies/params.js';
+
+const QUICK = process.argv.includes('--quick');
+const NO_BUDGET = process.argv.includes('--no-budget');
+const CHILD_FLAG = 'CTXBENCH_BENCH_SPEED_CHILD';
+
+// Re-exec under --expose-gc (tsx's loader flags are in execArgv) unless gc is already exposed.
+if (typeof globalThis.gc !== 'function' && process.env[CHILD_FLAG] !== '1') {
+  const child = spawnSync(process.execPath, ['--expose-gc', ...process.execArgv, ...process.argv.slice(1)], {
+    stdio: 'inherit',
+    env: { ...process.env, [CHILD_FLAG]: '1' },
+  });
+  process.exit(child.status ?? 1);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Settings
+
+const ENCODING: Encoding = 'o200k_base'; // the CLI default (--encoding)
+const REPS = QUICK ? 1 : 3;
+/** Whole-run budget; the linearity sizes get what the fixed-cost checks leave of it. */
+const BUDGET_MS = NO_BUDGET ? Number.POSITIVE_INFINITY : QUICK ? 27_000 : 115_000;
+const TARGET_TOKENIZE_ONCE = 1.5;
+const TARGET_NAIVE = 20;
+/** --quick: the naive pass re-tokenizes every 3rd step's context (the middle one of each 3) and scales by 3. */
+const NAIVE_STRIDE = QUICK ? 3 : 1;
+const TARGET_MEMORY_FACTOR = 3;
+/**
+ * Growth not proportional to the content: gpt-tokenizer's merge cache (an LRU of up to 100,000
+ * chunk -> tokens entries, about 10 MiB when full; empty at the baseline), V8 code and feedback of the
+ * strategy/metric modules compiled on first use, and the run records (StepRecord, events), which grow
+ * with steps, not characters.
+ */
+const MEMORY_CONSTANT_MB = 16;
+const TARGET_DOUBLING = 2.2;
+/** Above the generator's limit (2,000 steps), scenarios are 2,000-step chunks (seed, seed+1, ...) stitched. */
+const SIZES = QUICK ? [250, 500, 1000] : [250, 500, 1000, 2000, 4000];
+/** The same knobs for every size (generator defaults otherwise); outputs a bit under the default keep the big sizes affordable. */
+const GEN_KNOBS: GenerateOptions = { seed: 1, outputTokens: 150, model: 'gpt-4o' };
+const HUGE_WINDOW = GENERATE_LIMITS.contextWindow.max; // raw never overflows
+
+const gc = globalThis.gc as (() => void) | undefined;
+const collect = (): void => {
+  gc?.();
+  gc?.();
+};
+
+// ---------------------------------------------------------------------------------------------
+// Helpers
+
+const median = (xs: readonly number[]): number => {
+  const s = [...xs].sort((a, b) => a - b);
+  const mid = Math.floor(s.length / 2);
+  return s.length % 2 === 1 ? s[mid]! : (s[mid - 1]! + s[mid]!) / 2;
+};
+
+/** One timed pass: `setup` untimed (fresh scenario objects), then a cold merge cache and a collected heap. */
+async function measure<T>(setup: () => Promise<T> | T, run: (input: T) => Promise<unknown> | unknown): Promise<number> {
+  const input = await setup();
+  clearMergeCache();
+  collect();
+  const t0 = performance.now();
+  await run(input);
+  return performance.now() - t0;
+}
+
+function entriesFor(names: readonly string[]): MatrixEntry[] {
+  const selections = select(names);
+  const params = resolveParams(
+    selections.map((s) => ({ name: s.name, aliases: s.preset ? [s.strategy.name] : [], params: s.strategy.params, checkParams: s.strategy.checkParams, base: s.preset?.params })),
+    [],
+  );
+  return selections.map((s) => ({ strategy: s.strategy, preset: s.preset?.name, params: params.get(s.name)! }));
+}
+
+interface ReplayHooks {
+  readonly windowOverride?: number;
+  readonly onStep?: () => void;
+  readonly onRun?: (run: RunResult) => void;
+}
+
+/** The matrix as `bench run` replays it on the mock: a fresh counter, the mock backend, no store. */
+async function replay(scenarios: readonly LoadedScenario[], entries: readonly MatrixEntry[], hooks: ReplayHooks = {}): Promise<{ runs: RunResult[]; counter: TokenCounter }> {
+  const counter = await createTokenCounter(ENCODING);
+  const runs = await runMatrix({
+    scenarios,
+    entries,
+    backend: createMockBackend(counter),
+    counter,
+    batchId: 'bench-speed',
+    windowOverride: hooks.windowOverride,
+    onStep: hooks.onStep,
+    onRun: async (run) => hooks.onRun?.(run),
+  });
+  for (const run of runs) {
+    if (run.summary.status !== 'completed') throw new Error(`bench-speed: ${run.runId}: ${run.summary.status} (${run.summary.failure ?? ''})`);
+  }
+  return { runs, counter };
+}
+
+/** Tokenizes the unique content once: a fresh counter counts every message of every scenario once. */
+async function tokenizeOnce(scenarios: readonly LoadedScenario[]): Promise<TokenCounter> {
+  const counter = await createTokenCounter(ENCODING);
+  for (const { scenario } of scenarios) for (const m of scenario.messages) counter.countMessage(m);
+  return counter;
+}
+
+/** The texts a message is tokenized as (content, tool-call names and arguments). */
+function textsOf(m: Message): string[] {
+  return m.role === 'assistant' ? [m.content, ...m.toolCalls.flatMap((c) => [c.name, c.arguments])] : [m.content];
+}
+
+/**
+ * The naive raw replay: at every step, join the whole context's text and tokenize it again, with no
+ * message cache. Nothing else (no pairing check, metrics or backend), so it is a lower bound of a naive
+ * replay's cost and the ratio against the real replay a conservative one. With a stride s > 1, only the
+ * middle step of every s is counted, times s (an estimate, for --quick).
+ */
+async function naiveReplay(scenarios: readonly LoadedScenario[], stride = 1): Promise<number> {
+  const counter = await createTokenCounter(ENCODING);
+  let total = 0;
+  for (const { scenario } of scenarios) {
+    const texts = prelude(scenario).flatMap(textsOf);
+    turns(scenario).forEach((turn, step) => {
+      if (step % stride === Math.floor(stride / 2)) total += stride * counter.countText(texts.join('\n'));
+      texts.push(...textsOf(turn.assistant), ...turn.after.flatMap(textsOf));
+    });
+  }
+  return total;
+}
+
+interface ContentSize {
+  readonly messages: number;
+  readonly chars: number;
+  /** As V8 stores the strings: one byte per character when all are Latin-1, else two. */
+  readonly bytes: number;
+}
+
+function contentSize(scenarios: readonly LoadedScenario[]): ContentSize {
+  let messages = 0;
+  let chars = 0;
+  let bytes = 0;
+  for (const { scenario } of scenarios) {
+    for (const m of scenario.messages) {
+      messages += 1;
+      for (const t of textsOf(m)) {
+        chars += t.length;
+        bytes += /[^\u0000-\u00ff]/.test(t) ? 2 * t.length : t.length;
+      }
+    }
+  }
+  return { messages, chars, bytes };
+}
+
+async function loadBundled(): Promise<LoadedScenario[]> {
+  const out: LoadedScenario[] = [];
+  for (const file of await resolveScenarioPaths([BUNDLED_SCENARIOS])) out.push(...(await loadScenarios(file)));
+  return out;
+}
+
+/** The scenario file of `steps` seeded synthetic steps; above the generator's limit, 2,000-step chunks stitched. */
+function syntheticFile(steps: number): ScenarioFile {
+  const max = GENERATE_LIMITS.steps.max;
+  const chunks: ScenarioFile[] = [];
+  for (let done = 0, i = 0; done < steps; i++) {
+    const n = Math.min(max, steps - done);
+    chunks.push(generateScenario({ ...GEN_KNOBS, steps: n, seed: GEN_KNOBS.seed! + i }));
+    done += n;
+  }
+  if (chunks.length === 1) return chunks[0]!;
+  let offset = 0;
+  const probes: NonNullable<ScenarioFile['probes']> = [];
+  const messages: ScenarioFile['messages'] = [];
+  chunks.forEach((chunk, i) => {
+    for (const p of chunk.probes ?? []) probes.push({ ...p, id: `c${i}-${p.id}`, step: p.step + offset });
+    // Later chunks continue the same session: their task arrives as a user message, no second system prompt.
+    messages.push(...(i === 0 ? chunk.messages : chunk.messages.filter((m) => m.role !== 'system')));
+    offset += chunk.messages.filter((m) => m.role === 'assistant').length;
+  });
+  return { ...chunks[0]!, id: `synthetic-stitched-s${steps}`, probes, messages };
+}
+
+const fmtMs = (ms: number): string => (ms >= 10_000 ? `${(ms / 1000).toFixed(1)} s` : `${ms.toFixed(0)} ms`);
+const fmtX = (x: number): string => `${x.toFixed(x >= 100 ? 0 : 2)}x`;
+const mib = (bytes: number): string => `${(bytes / 2 ** 20).toFixed(1)} MiB`;
+const num = (n: number): string => n.toLocaleString('en-US');
+
+interface Row {
+  readonly check: string;
+  readonly measured: string;
+  readonly target: string;
+  readonly ok: boolean | undefined; // undefined: information, no target
+}
+const rows: Row[] = [];
+const addRow = (check: string, measured: string, target: string, ok: boolean | undefined): void => {
+  rows.push({ check, measured, target, ok });
+};
+
+function printTable(): void {
+  const head = { check: 'check', measured: 'measured', target: 'target', ok: 'result' };
+  const body = rows.map((r) => ({ ...r, ok: r.ok === undefined ? 'info' : r.ok ? 'PASS' : 'MISS' }));
+  const w = (k: keyof typeof head): number => Math.max(head[k].length, ...body.map((r) => r[k].length));
+  const line = (r: typeof head): string => `${r.check.padEnd(w('check'))}  ${r.measured.padStart(w('measured'))}  ${r.target.padEnd(w('target'))}  ${r.ok}`;
+  console.log(line(head));
+  console.log('-'.repeat(w('check') + w('measured') + w('target') + 12));
+  body.forEach((r) => console.log(line(r)));
+}
+
+let started = 0;
+const progress = (text: string): void => {
+  process.stderr.write(`  .. ${((performance.now() - started) / 1000).toFixed(1).padStart(5)} s  ${text}\n`);
+};
+
+// ---------------------------------------------------------------------------------------------
+// Main
+
+started = performance.now();
+const osLoad = (): string => loadavg()[0]!.toFixed(1);
+const loadBefore = osLoad();
+const deadline = started + BUDGET_MS;
+await createTokenCounter(ENCODING); // the tokenizer module loads once per process: in no timing, before the memory baseline
+console.log(`bench-speed${QUICK ? ' --quick' : ''}: node ${process.version}, ${ENCODING}, median of ${REPS} after a warm-up, gc ${gc ? 'exposed' : 'NOT exposed (memory figures include garbage)'}`);
+const rawMasking = entriesFor(['raw', 'masking']);
+const rawOnly = entriesFor(['raw']);
+const maskingOnly = entriesFor(['masking']);
+const allEntries = entriesFor(['all']);
+
+// --- 3. Memory, first, on a clean process: loading + replaying raw+masking --------------------
+collect();
+const base = process.memoryUsage();
+let peakLive = 0; // heapUsed right after a full gc: at run ends and every 100 steps
+let peakHeap = 0; // heapUsed without gc, every step (live + garbage not yet collected)
+let peakRss = 0;
+let stepNo = 0;
+const sample = (withGc: boolean): void => {
+  if (withGc) {
+    gc?.(); // one full (mark-compact) collection: heapUsed is then the live heap
+    peakLive = Math.max(peakLive, process.memoryUsage().heapUsed);
+  }
+  const u = process.memoryUsage();
+  peakHeap = Math.max(peakHeap, u.heapUsed);
+  peakRss = Math.max(peakRss, u.rss);
+};
+const memScenarios = await loadBundled();
+sample(true);
+const liveAfterLoad = peakLive - base.heapUsed;
+const memRun = await replay(memScenarios, rawMasking, { onStep: () => sample(++stepNo % 100 === 0), onRun: () => sample(true) });
+sample(true);
+const content = contentSize(memScenarios);
+const liveGrowth = peakLive - base.heapUsed;
+const memoryLimit = TARGET_MEMORY_FACTOR * content.bytes + MEMORY_CONSTANT_MB * 2 ** 20;
+const memRuns = memRun.runs.length;
+const rawSteps = memRun.runs.filter((r) => r.config.strategy === 'raw').reduce((s, r) => s + r.summary.steps, 0);
+progress(`memory: live heap +${mib(liveAfterLoad)} after loading, peak +${mib(liveGrowth)}`);
+
+// --- 1 and 2. Bundled matrix: paired rounds ----------------------------------------------------
+// Every round times each task once, back to back, and each ratio is the median of its per-round ratios,
+// so a load change on the machine between rounds moves numerator and denominator together.
+const smallest = (s: readonly LoadedScenario[]): LoadedScenario[] => [[...s].sort((a, b) => a.scenario.messages.length - b.scenario.messages.length)[0]!];
+interface Round {
+  once: number;
+  rawMasking: number;
+  raw: number;
+  naive: number;
+  all?: number;
+  perStrategy?: Map<string, number>;
+}
+let onceStats = { texts: 0, chars: 0 };
+let rmStats = { texts: 0, chars: 0 };
+let allStats = { texts: 0, chars: 0 };
+/** All strategies; per strategy, runs are sequential (concurrency 1), so a run took from the previous run's end to its own. */
+async function replayAll(s: readonly LoadedScenario[], spent: Map<string, number>): Promise<void> {
+  let t0 = performance.now();
+  const r = await replay(s, allEntries, {
+    onRun: (run) => {
+      const now = performance.now();
+      spent.set(run.config.strategy, (spent.get(run.config.strategy) ?? 0) + now - t0);
+      t0 = now;
+    },
+  });
+  allStats = { ...r.counter.stats };
+}
+// Warm-up round (thrown away); the naive pass warms up on the smallest scenario only (a full pass re-tokenizes ~100x the content).
+await measure(loadBundled, tokenizeOnce);
+await measure(loadBundled, (s) => replay(s, rawMasking));
+await measure(loadBundled, (s) => replay(s, rawOnly));
+await measure(async () => smallest(await loadBundled()), (s) => naiveReplay(s, NAIVE_STRIDE));
+if (!QUICK) await measure(loadBundled, (s) => replayAll(s, new Map()));
+const rounds: Round[] = [];
+for (let r = 0; r < REPS; r++) {
+  const once = await measure(loadBundled, async (s) => {
+    onceStats = { ...(await tokenizeOnce(s)).stats };
+  });
+  const rm = await measure(loadBundled, async (s) => {
+    rmStats = { ...(await replay(s, rawMasking)).counter.stats };
+  });
+  const raw = await measure(loadBundled, (s) => replay(s, rawOnly));
+  // --quick times every 3rd step only: the time of the whole naive pass is estimated as stride x that.
+  const naive = NAIVE_STRIDE * (await measure(loadBundled, (s) => naiveReplay(s, NAIVE_STRIDE)));
+  const round: Round = { once, rawMasking: rm, raw, naive };
+  if (!QUICK) {
+    const spent = new Map<string, number>();
+    round.all = await measure(loadBundled, (s) => replayAll(s, spent));
+    round.perStrategy = spent;
+  }
+  rounds.push(round);
+  progress(`round ${r + 1}: tokenize once ${fmtMs(once)}, raw+masking ${fmtMs(rm)}, raw ${fmtMs(raw)}, naive ${fmtMs(naive)}${round.all === undefined ? '' : `, all ${fmtMs(round.all)}`}`);
+}
+const med = (f: (r: Round) => number | undefined): number => median(rounds.map((r) => f(r) ?? Number.NaN));
+const tOnce = med((r) => r.once);
+const tRawMasking = med((r) => r.rawMasking);
+const tRaw = med((r) => r.raw);
+const tNaive = med((r) => r.naive);
+const tAll = QUICK ? undefined : med((r) => r.all);
+const ratioRM = med((r) => r.rawMasking / r.once);
+const ratioAll = QUICK ? undefined : med((r) => r.all! / r.once);
+const ratioNaive = med((r) => r.naive / r.raw);
+
+// --- 4. Linearity, in what is left of the budget ----------------------------------------------
+// Round 1 measures the sizes in order while the projected time of the next one fits the budget;
+// further rounds re-measure those sizes while a whole round fits. A doubling's ratio is the median of
+// its per-round ratios.
+const files = SIZES.map((n) => syntheticFile(n));
+const fresh = (i: number): LoadedScenario[] => [{ scenario: parseScenario(files[i]!, `<generated ${SIZES[i]} steps>`), format: 'ctxbench' }];
+interface Point {
+  readonly n: number;
+  readonly masking: number[];
+  readonly raw: number[];
+  sessions: number;
+}
+const points: Point[] = [];
+let skipped: { n: number; projected: number } | undefined;
+const lastRatio = (key: 'masking' | 'raw'): number => {
+  const [a, b] = [points.at(-2), points.at(-1)];
+  return a && b ? b[key][0]! / a[key][0]! : 2;
+};
+const measureSize = async (i: number, point: Point): Promise<void> => {
+  point.masking.push(
+    await measure(
+      () => fresh(i),
+      async (s) => {
+        point.sessions = (await replay(s, maskingOnly)).runs[0]!.summary.sessions;
+      },
+    ),
+  );
+  point.raw.push(await measure(() => fresh(i), (s) => replay(s, rawOnly, { windowOverride: HUGE_WINDOW })));
+};
+// Warm-up: one throwaway pass of each on the smallest size.
+await measure(() => fresh(0), (s) => replay(s, maskingOnly));
+await measure(() => fresh(0), (s) => replay(s, rawOnly, { windowOverride: HUGE_WINDOW }));
+for (const [i, n] of SIZES.entries()) {
+  const prev = points.at(-1);
+  const projected = prev ? prev.masking[0]! * Math.max(2, lastRatio('masking')) + prev.raw[0]! * Math.max(2, lastRatio('raw')) : 0;
+  if (i >= 2 && projected > deadline - performance.now()) {
+    skipped = { n, projected };
+    break;
+  }
+  const point: Point = { n, masking: [], raw: [], sessions: 0 };
+  await measureSize(i, point);
+  points.push(point);
+  progress(`linearity ${n} steps, round 1: masking ${fmtMs(point.masking[0]!)}, raw ${fmtMs(point.raw[0]!)}`);
+}
+// Rounds 2..REPS: each size again, smallest first, while its round-1 time fits what is left.
+for (let round = 2; round <= REPS; round++) {
+  let measured = 0;
+  for (const [i, point] of points.entries()) {
+    if ((point.masking[0]! + point.raw[0]!) * 1.1 > deadline - performance.now()) break;
+    await measureSize(i, point);
+    measured += 1;
+  }
+  progress(`linearity round ${round}: ${measured} size(s)`);
+  if (measured === 0) break;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Report
+
+const runsNote = (k: number): string => (k < REPS ? ` (${k} run${k === 1 ? '' : 's'})` : '');
+addRow('1 replay raw+masking / tokenize once', fmtX(ratioRM), `<= ${TARGET_TOKENIZE_ONCE}x`, ratioRM <= TARGET_TOKENIZE_ONCE);
+addRow(`1 replay all ${allEntries.length} strategies / tokenize once`, ratioAll === undefined ? 'skipped (--quick)' : fmtX(ratioAll), 'none (information)', undefined);
+addRow(`2 naive recount / real raw replay${NAIVE_STRIDE > 1 ? ' (estimate)' : ''}`, fmtX(ratioNaive), `>= ${TARGET_NAIVE}x`, ratioNaive >= TARGET_NAIVE);
+addRow('3 peak live heap growth vs content', mib(liveGrowth), `<= 3 x ${mib(content.bytes)} + ${MEMORY_CONSTANT_MB} MiB = ${mib(memoryLimit)}`, liveGrowth <= memoryLimit);
+addRow('  heap incl. garbage / rss growth', `${mib(peakHeap - base.heapUsed)} / ${mib(peakRss - base.rss)}`, 'none (information)', undefined);
+/** The median over the rounds that measured both sizes of time(b)/time(a) in that round. */
+const doubling = (a: Point, b: Point, key: 'masking' | 'raw'): { ratio: number; runs: number } => {
+  const runs = Math.min(a[key].length, b[key].length);
+  return { ratio: median(b[key].slice(0, runs).map((t, r) => t / a[key][r]!)), runs };
+};
+for (let i = 1; i < SIZES.length; i++) {
+  const [a, b] = [points[i - 1], points[i]];
+  for (const key of ['masking', 'raw'] as const) {
+    const label = `4 ${key.padEnd(7)} time(${SIZES[i]})/time(${SIZES[i - 1]})`;
+    if (a && b) {
+      const { ratio, runs } = doubling(a, b, key);
+      addRow(label, `${fmtX(ratio)}${runsNote(runs)}`, `<= ${TARGET_DOUBLING}`, ratio <= TARGET_DOUBLING);
+    } else {
+      const why = skipped !== undefined && skipped.n === SIZES[i] ? `not run (~${fmtMs(skipped.projected)} projected)` : 'not run';
+      addRow(label, why, `<= ${TARGET_DOUBLING}`, false);
+    }
+  }
+}
+
+console.log('');
+console.log(`bundled: ${memScenarios.length} scenarios, ${num(content.messages)} messages, ${num(content.chars)} chars (${mib(content.bytes)}), ${num(rawSteps)} steps per strategy`);
+console.log(
+  `timings (median of ${REPS}): tokenize once ${fmtMs(tOnce)} | raw+masking ${fmtMs(tRawMasking)} | all ${allEntries.length} ${tAll === undefined ? 'skipped' : fmtMs(tAll)} | raw ${fmtMs(tRaw)} | naive raw ${fmtMs(tNaive)}${NAIVE_STRIDE > 1 ? ` (estimated: every ${NAIVE_STRIDE}rd step, x${NAIVE_STRIDE})` : ''}`,
+);
+console.log(`tokenized chars: once ${num(onceStats.chars)} | raw+masking ${num(rmStats.chars)}${tAll === undefined ? '' : ` | all ${num(allStats.chars)} (with strategy-written text: summaries, placeholders, archives)`}`);
+if (!QUICK) {
+  const names = [...(rounds[0]!.perStrategy?.keys() ?? [])];
+  const per = names.map((n) => [n, median(rounds.map((r) => r.perStrategy!.get(n)! / r.once))] as const).sort((a, b) => b[1] - a[1]);
+  console.log(`all strategies, each one's replay / tokenize once (raw pays each scenario's tokenization): ${per.map(([n, x]) => `${n} ${x.toFixed(2)}`).join(', ')}`);
+}
+console.log(`memory: live heap +${mib(liveAfterLoad)} after loading, peak +${mib(liveGrowth)} over ${memRuns} runs (${(liveGrowth / content.bytes).toFixed(2)}x content)`);
+console.log(`linearity: synthetic, ${GEN_KNOBS.outputTokens}-token median outputs, seed ${GEN_KNOBS.seed}; masking in the gpt-4o window (128,000), raw in ${num(HUGE_WINDOW)}; median per size`);
+console.log(`  ${'steps'.padStart(6)} ${'messages'.padStart(8)} ${'masking'.padStart(9)} ${'ms/step'.padStart(7)} ${'sessions'.padStart(8)} ${'raw'.padStart(9)} ${'ms/step'.padStart(7)}  runs`);
+for (const [i, p] of points.entries()) {
+  const [tm, tr] = [median(p.masking), median(p.raw)];
+  console.log(
+    `  ${String(p.n).padStart(6)} ${num(files[i]!.messages.length).padStart(8)} ${fmtMs(tm).padStart(9)} ${(tm / p.n).toFixed(2).padStart(7)} ${String(p.sessions).padStart(8)} ${fmtMs(tr).padStart(9)} ${(tr / p.n).toFixed(2).padStart(7)}  ${p.raw.length}`,
+  );
+}
+if (skipped) console.log(`  ${String(skipped.n).padStart(6)} not run: one pass of each projected at ~${fmtMs(skipped.projected)}, past the ${fmtMs(BUDGET_MS)} budget`);
+console.log('');
+printTable();
+const targets = rows.filter((r) => r.ok !== undefined);
+const met = targets.filter((r) => r.ok).length;
+console.log('');
+console.log(`elapsed ${fmtMs(performance.now() - started)}, load average ${loadBefore} -> ${osLoad()}`);
+console.log(`bench-speed: ${met} of ${targets.length} targets met`);
+process.exit(met === targets.length ? 0 : 1);
