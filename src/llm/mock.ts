@@ -46,10 +46,17 @@ export function createMockBackend(counter: TokenCounter, options: MockOptions = 
     name: 'mock',
     options: { recall: settings.recall, summaryTokens: settings.summaryTokens, seed: settings.seed },
     async complete(request: ChatRequest): Promise<ChatResponse> {
-      const usage = (reply: Message) => ({
-        promptTokens: counter.countContext(request.messages),
-        completionTokens: counter.countMessage(reply) - PER_MESSAGE_TOKENS,
-      });
+      // Counted on first read only: the runner counts "local" usage itself, so a replay never pays
+      // for a second pass over every context.
+      const usage = (reply: Message) => {
+        let prompt: number | undefined;
+        return {
+          get promptTokens(): number {
+            return (prompt ??= counter.countContext(request.messages));
+          },
+          completionTokens: counter.countMessage(reply) - PER_MESSAGE_TOKENS,
+        };
+      };
       if (request.recorded) return { message: request.recorded, usage: usage(request.recorded), usageSource: 'local' };
 
       if (settings.failPurposes?.includes(request.purpose)) throw new Error(`mock: injected failure of the ${request.purpose} request`);

@@ -33,7 +33,7 @@
 import { extractFacts } from '../core/facts.js';
 import type { Message } from '../core/messages.js';
 import type { Scenario } from '../scenarios/scenario.js';
-import { searchableText } from './context-text.js';
+import { mentions } from './context-text.js';
 
 /** The texts an assistant's tool-call arguments are read as (rule 1): each JSON string or number value. */
 export function argumentTexts(args: string): string[] {
@@ -115,9 +115,16 @@ export function referenceTargets(scenario: Scenario): ReadonlyMap<number, readon
 
 /** How many of `targets` occur verbatim in `context` (its messages' content or tool-call arguments). */
 export function presentInContext(targets: readonly string[], context: readonly Message[]): number {
-  if (targets.length === 0) return 0;
-  const text = searchableText(context);
   let present = 0;
-  for (const target of targets) if (text.includes(target)) present++;
+  // Message by message from the newest, where a reference usually is: no joined copy of the context
+  // per step, and most searches stop early.
+  for (const target of targets) {
+    for (let i = context.length - 1; i >= 0; i--) {
+      if (mentions(context[i]!, target)) {
+        present++;
+        break;
+      }
+    }
+  }
   return present;
 }

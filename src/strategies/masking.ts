@@ -66,7 +66,14 @@ interface MaskOutcome {
  * Masks the oldest unmasked tool outputs until `tokens` drops below `target`. Returns the same array
  * when nothing was masked (messages are shared, never copied needlessly).
  */
-export function maskOldest(input: StrategyInput, messages: readonly Message[], tokens: number, target: number): MaskOutcome {
+export function maskOldest(
+  input: StrategyInput,
+  messages: readonly Message[],
+  tokens: number,
+  target: number,
+  /** Per run: each output's masked form, or null when a placeholder would not be shorter. */
+  memo: Map<string, Message | null> = new Map(),
+): MaskOutcome {
   const { counter } = input;
   const limit = unseenFrom(messages);
   let out: Message[] | undefined;
@@ -75,11 +82,13 @@ export function maskOldest(input: StrategyInput, messages: readonly Message[], t
   for (let i = 0; i < limit && tokens >= target; i++) {
     const m = messages[i]!;
     if (m.role !== 'tool' || isMasked(m)) continue;
+    if (memo.get(m.id) === null) continue; // a placeholder longer than the output saves nothing
     calls ??= callsById(messages);
-    const masked = withContent(m, placeholder(m, calls.get(m.toolCallId)), strategyOrigin(NAME, 'masked'));
+    const masked = memo.get(m.id) ?? withContent(m, placeholder(m, calls.get(m.toolCallId)), strategyOrigin(NAME, 'masked'));
     const before = counter.countMessage(m);
     const after = counter.countMessage(masked);
-    if (after >= before) continue; // a placeholder longer than the output saves nothing
+    memo.set(m.id, after >= before ? null : masked);
+    if (after >= before) continue;
     out ??= [...messages];
     out[i] = masked;
     tokens -= before - after;
@@ -131,6 +140,7 @@ export const masking: StrategyDefinition = {
     let windDownSent = false;
     let restarts = 0;
     let warnedMissingUsage = false;
+    const placeholders = new Map<string, Message | null>();
 
     const restartRefusal = (): string | undefined => {
       if (!p.autoRestart) return 'hard threshold reached and autoRestart=false: the restart waits for a confirmation';
@@ -169,7 +179,7 @@ export const masking: StrategyDefinition = {
         const maskIfNeeded = (): void => {
           const soft = p.softThreshold * window;
           if (tokens < soft) return;
-          const masked = maskOldest(input, messages, tokens, soft);
+          const masked = maskOldest(input, messages, tokens, soft, placeholders);
           ({ messages, tokens } = masked);
           events.push(...masked.events);
         };
