@@ -2,6 +2,7 @@
 /**
  * The `bench` entry: the only place that turns errors into output and exit codes.
  * 0 = success, 1 = a user-facing error (one line on stderr), 2 = an internal bug (with its stack),
+ * 100 = `bench check` found a regression against its baseline (set as process.exitCode by the command),
  * 130 = interrupted (finished runs kept).
  */
 import { CommanderError } from 'commander';

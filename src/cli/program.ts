@@ -111,6 +111,37 @@ export function buildProgram(): Command {
     .action(async (opts) => (await import('./commands/report.js')).reportCommand(opts));
 
   program
+    .command('baseline')
+    .description('Write the metrics of every run of a batch (per strategy|scenario) to a JSON baseline for `bench check`.')
+    .requiredOption('-o, --output <file>', 'baseline JSON to write (commit it)')
+    .option('--db <file>', 'DuckDB results file', DEFAULT_DB)
+    .option('--batch <id>', 'which `bench run` to record (default: the latest)')
+    .addHelpText('after', '\nExample:\n  bench run --no-report && bench baseline -o ctxbench-baseline.json')
+    .action(async (opts) => (await import('./commands/gate.js')).baselineCommand(opts));
+
+  program
+    .command('check')
+    .description('Compare a batch with a baseline per run and metric; exit 0 if nothing regressed, 100 on regressions, 1 on errors.')
+    .requiredOption('--baseline <file>', 'baseline JSON written by `bench baseline`')
+    .option('--db <file>', 'DuckDB results file', DEFAULT_DB)
+    .option('--batch <id>', 'which `bench run` to check (default: the latest)')
+    .option(
+      '--tolerance <metric=abs:X|rel:Y>',
+      'how much worse a metric may get, repeatable; defaults: inputTokens, outputTokens, overheadTokens, cachedInputTokens, costUsd rel:2%; ' +
+        'peakContextPct abs:0.02; probesPassed abs:0; steps abs:0; referenceRecall abs:0.005 (fractions). A status change from completed is always a regression',
+      collect,
+      [],
+    )
+    .option('--json-out <file>', "write per-strategy totals in github-action-benchmark's format (tool: customSmallerIsBetter)")
+    .option('--markdown-out <file>', 'write a markdown summary (for a PR comment or $GITHUB_STEP_SUMMARY)')
+    .addHelpText(
+      'after',
+      '\nExit codes: 0 no regression, 100 regressions, 1 error (e.g. a missing or malformed baseline).\n' +
+        '\nExamples:\n  bench check --baseline ctxbench-baseline.json\n  bench check --baseline b.json --tolerance inputTokens=rel:5% --tolerance peakContextPct=abs:0.05 --markdown-out "$GITHUB_STEP_SUMMARY"',
+    )
+    .action(async (opts) => (await import('./commands/gate.js')).checkCommand(opts));
+
+  program
     .command('serve-mock')
     .description('Run the local model server (Ollama /api/chat, /api/tags, /api/show and OpenAI /v1/chat/completions) with deterministic answers and optional faults, until Ctrl-C.')
     .option('--port <n>', 'port on 127.0.0.1 (0: any free port)', '0')

@@ -14,6 +14,7 @@ export type ErrorCode =
   | 'STORE_ERROR'
   | 'STORE_LOCKED'
   | 'REPORT_ERROR'
+  | 'BASELINE_INVALID'
   | 'BACKEND_UNREACHABLE'
   | 'INTERRUPTED';
 
