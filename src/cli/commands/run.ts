@@ -45,6 +45,8 @@ export interface RunOptions {
   readonly priceModel?: string;
 }
 
+const MAX_RUN_ROWS = 60;
+
 export function newBatchId(now = new Date()): string {
   return `${now.toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, 'Z')}-${randomBytes(3).toString('hex')}`;
 }
@@ -124,7 +126,9 @@ export async function runCommand(options: RunOptions, argv: readonly string[]): 
     await store.close();
   }
 
-  out.write(`\n${runTable(saved)}\n\n${strategyTable(saved)}\n\n${successTable(saved)}\n`);
+  // Past a screenful, one row per run drowns the summary: the report and the runs table have them all.
+  const perRun = saved.length <= MAX_RUN_ROWS ? runTable(saved) : `${saved.length} runs: one row each in the report and in the database's runs table.`;
+  out.write(`\n${perRun}\n\n${strategyTable(saved)}\n\n${successTable(saved)}\n`);
   const usage = usageLine(saved);
   if (usage) out.write(`\n${usage}\n`);
   const cache = opened.cache?.stats;
