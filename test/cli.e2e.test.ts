@@ -1,7 +1,7 @@
 /**
  * End to end: the built `bench` binary spawned as a user runs it, on the bundled real trajectories.
  */
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -83,6 +83,13 @@ describe('bench run --strategy all', () => {
 });
 
 describe('bench subcommands', () => {
+  it('runs as `npx bench` from the project, as the README says (the bin is executable)', () => {
+    const r = spawnSync('npx', ['--no-install', 'bench', '--version'], { cwd: ROOT, encoding: 'utf8' });
+    expect(r.stderr).not.toMatch(/Permission denied/);
+    expect(r.status).toBe(0);
+    expect(r.stdout.trim()).toMatch(/^\d+\.\d+\.\d+$/);
+  });
+
   it('strategies lists every strategy with its parameters and defaults', () => {
     const r = bench(['strategies']);
     expect(r.code).toBe(0);
