@@ -56,6 +56,7 @@ describe('bench run against a live server', () => {
       expect(run.summary.status === 'completed' || run.summary.status === 'overflow').toBe(true);
       for (const step of run.steps.filter((x) => !(run.summary.status === 'overflow' && x.step === run.summary.failedStep))) {
         expect(step.usageSource).toBe('provider');
+        expect(step.providerPromptTokens).toBe(step.promptTokens);
         expect(step.finishReason).toMatch(/^(stop|length)$/); // Ollama's done_reason, stored
         // masking's first steps send exactly what raw sent: answered from the cache already.
         expect(step.cached).toBe(run.config.strategy === 'raw' ? false : step.cached);
@@ -130,6 +131,7 @@ describe('bench run against a live server', () => {
     expect(r.code).toBe(0);
     for (const run of await runsIn(r.cwd)) {
       expect(run.steps.every((x) => x.usageSource === 'local')).toBe(true);
+      expect(run.steps.every((x) => x.providerPromptTokens === undefined)).toBe(true); // NULL, never 0
       expect(run.events.some((e) => e.kind === 'warning' && /reported no usage/.test(e.detail))).toBe(true);
     }
   });

@@ -146,6 +146,7 @@ export async function replayScenario(options: ReplayOptions): Promise<RunResult>
       action,
       // A live answer is either from the cache or not; the mock has no cache to speak of.
       cached: response?.cached ?? (response?.usageSource === 'provider' ? false : undefined),
+      providerPromptTokens: response?.usageSource === 'provider' ? response.usage.promptTokens : undefined,
       finishReason: response?.finishReason,
     });
   };

@@ -69,6 +69,8 @@ export interface StepRecord {
   readonly action: string;
   /** True when a live backend's answer came from the record/replay cache (no request was made). */
   readonly cached?: boolean | undefined;
+  /** The prompt tokens a live provider reported; undefined (NULL) when it reported none, or for the mock. */
+  readonly providerPromptTokens?: number | undefined;
   /** Why the provider stopped answering (Ollama's done_reason, OpenAI's finish_reason), when it said. */
   readonly finishReason?: string | undefined;
 }

@@ -102,6 +102,7 @@ export function stepRows(run: RunResult): StepRow[] {
     recorded_prompt_tokens: step.recordedPromptTokens ?? null,
     action: step.action,
     cache_hit: step.cached === undefined ? null : Number(step.cached),
+    provider_prompt_tokens: step.providerPromptTokens ?? null,
     finish_reason: step.finishReason ?? null,
   }));
 }
@@ -202,6 +203,7 @@ function stepFromRow(row: StepRow): StepRecord {
     recordedPromptTokens: row.recorded_prompt_tokens ?? undefined,
     action: row.action,
     cached: row.cache_hit === null ? undefined : row.cache_hit === 1,
+    providerPromptTokens: row.provider_prompt_tokens ?? undefined,
     finishReason: row.finish_reason ?? undefined,
   };
 }

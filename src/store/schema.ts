@@ -108,6 +108,7 @@ export const STEPS = table('steps', {
   action: 'VARCHAR',
   // 1 when a live answer came from the record/replay cache; NULL for backends without one.
   cache_hit: 'INTEGER?',
+  provider_prompt_tokens: 'INTEGER?',
   finish_reason: 'VARCHAR?',
 });
 
