@@ -82,6 +82,25 @@ describe('bench run --strategy all', () => {
   }, 120_000);
 });
 
+describe('bench run with a config file', () => {
+  it('takes its settings from ctxbench.config.yaml, with flags winning, and rejects unknown keys', async () => {
+    const cwd = mkdtempSync(path.join(tmpdir(), 'ctxbench-config-'));
+    const scenario = path.join(ROOT, 'scenarios/synthetic/synthetic-s60-seed1-o400-f10.json');
+    writeFileSync(path.join(cwd, 'ctxbench.config.yaml'), `window: 16k\nstrategy: [raw, masking]\nscenario: ${scenario}\nreport: false\ndb: cfg.duckdb\n`);
+    const fromFile = bench(['run'], cwd);
+    expect(fromFile.code).toBe(0);
+    expect(fromFile.stdout).not.toContain('Report:');
+    const flagWins = bench(['run', '-s', 'masking'], cwd);
+    expect(flagWins.code).toBe(0);
+    const store = await ResultStore.openExisting(path.join(cwd, 'cfg.duckdb'));
+    const runs = await store.loadRuns();
+    await store.close();
+    expect(runs.map((r) => [r.config.strategy, r.config.window])).toEqual([['raw', 16384], ['masking', 16384], ['masking', 16384]]);
+    writeFileSync(path.join(cwd, 'bad.yaml'), 'windw: 16k\n');
+    expectOneLineError(bench(['run', '--config', 'bad.yaml'], cwd), /^bench: bad\.yaml: unknown setting windw \(known: /);
+  });
+});
+
 describe('bench subcommands', () => {
   it('runs as `npx bench` from the project, as the README says (the bin is executable)', () => {
     const r = spawnSync('npx', ['--no-install', 'bench', '--version'], { cwd: ROOT, encoding: 'utf8' });

@@ -43,10 +43,15 @@ export function buildProgram(): Command {
       'after',
       '\nExamples:\n  bench run --window 32k\n  bench run --strategy masking --param softThreshold=0.6 --scenario my-agent-logs/\n  bench run -s raw -s masking --scenario "logs/**/*.traj.json" --db results.duckdb --no-report',
     )
+    .option('--config <file>', 'settings file (default: ctxbench.config.yaml, .yml or .json in this folder); flags win over it')
     .action(async (opts, cmd: Command) => {
-      const { runCommand } = await import('./commands/run.js');
-      const strategy = opts.strategy ?? (opts.preset.length > 0 ? [] : ['raw,masking']);
-      await runCommand({ ...opts, strategy }, cmd.parent?.args ?? []);
+      const [{ runCommand }, { loadRunConfig }] = await Promise.all([import('./commands/run.js'), import('./config.js')]);
+      const merged = { ...opts };
+      for (const [key, value] of Object.entries((await loadRunConfig(opts.config)) ?? {})) {
+        if (cmd.getOptionValueSource(key) !== 'cli') merged[key] = value;
+      }
+      const strategy = merged.strategy ?? (merged.preset.length > 0 ? [] : ['raw,masking']);
+      await runCommand({ ...merged, strategy }, cmd.parent?.args ?? []);
     });
 
   const scenarios = program.command('scenarios').description('List, validate and import scenario files.');
