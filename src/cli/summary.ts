@@ -1,6 +1,7 @@
 /**
  * The tables `bench run` prints when it finishes: one row per run, then one row per strategy.
  */
+import { probesPassed } from '../metrics/probes.js';
 import type { RunResult } from '../runner/types.js';
 import { describeOutcome } from './progress.js';
 import { formatPct, formatTable } from './table.js';
@@ -34,13 +35,18 @@ export function runTable(runs: readonly RunResult[]): string {
 
 const pct = (part: number, whole: number): string => (whole === 0 ? '-' : `${((100 * part) / whole).toFixed(1)}%`);
 
-/** Probes passed / asked, with how they passed: v(erbatim), s(ummary), r(ecoverable from the offload store). */
+/**
+ * Probes passed / asked, with where the facts were in the context: v(erbatim), s(ummary), r(ecoverable
+ * from the offload store). Live runs pass a probe on the model's answer, so they say "answered".
+ */
 function probeCell(runs: readonly RunResult[]): string {
   const total = runs.reduce((n, r) => n + r.summary.probes.total, 0);
   if (total === 0) return '-';
   const sum = (k: 'verbatim' | 'summary' | 'recoverable'): number => runs.reduce((n, r) => n + r.summary.probes[k], 0);
   const [v, s, r] = [sum('verbatim'), sum('summary'), sum('recoverable')];
-  return `${v + s + r}/${total} (v${v} s${s} r${r})`;
+  const passed = runs.reduce((n, run) => n + probesPassed(run.summary.probes), 0);
+  const asked = runs.some((run) => run.summary.probes.answered !== undefined);
+  return `${passed}/${total} (${asked ? 'answered; in context ' : ''}v${v} s${s} r${r})`;
 }
 
 function costCell(runs: readonly RunResult[]): string {

@@ -4,6 +4,7 @@
  * except the top-level `created` field, which `bench check` ignores.
  */
 import { CtxbenchError } from '../core/errors.js';
+import { probesPassed } from '../metrics/probes.js';
 import type { RunResult, RunStatus } from '../runner/types.js';
 
 export const BASELINE_FORMAT = 1;
@@ -72,7 +73,7 @@ export function runMetrics(run: RunResult): RunMetrics {
     overheadTokens: s.overheadTokens,
     cachedInputTokens: s.cachedInputTokens,
     peakContextPct: s.peakContextPct,
-    probesPassed: s.probes.verbatim + s.probes.summary + s.probes.recoverable,
+    probesPassed: probesPassed(s.probes),
     probesTotal: s.probes.total,
     referencePresent: s.referenceRecall?.present ?? null,
     referenceTotal: s.referenceRecall?.total ?? null,

@@ -20,6 +20,7 @@
  */
 import type { Message } from '../core/messages.js';
 import { PER_MESSAGE_TOKENS, type TokenCounter } from '../core/tokens.js';
+import type { ProbeCounts } from '../runner/types.js';
 import type { OffloadStore } from '../strategies/offload-store.js';
 import { mentions, searchableText } from './context-text.js';
 
@@ -30,6 +31,14 @@ export interface ProbeVerdict {
   readonly how: ProbeHow;
   /** The offload-store path that holds the answer, when `how` is 'recoverable'. */
   readonly file?: string;
+}
+
+/**
+ * Probes that passed in a run (design "Success"): where the model was asked, the answers that held the
+ * fact; otherwise those still answerable from the context.
+ */
+export function probesPassed(counts: ProbeCounts): number {
+  return counts.answered ?? counts.verbatim + counts.summary + counts.recoverable;
 }
 
 /** A probe passes unless its answer is lost: a recoverable fact costs a re-read but is not gone. */

@@ -4,6 +4,7 @@
  */
 import { describeMock } from '../llm/mock.js';
 import { priceFor } from '../metrics/cost.js';
+import { probesPassed } from '../metrics/probes.js';
 import type { EventRecord, ParamValue, Params, RunResult, RunStatus } from '../runner/types.js';
 
 export interface ReportMeta {
@@ -402,13 +403,15 @@ const intCell = (n: number): CellValue => ({ text: fmtInt(n), value: n });
 function probeCell(runs: readonly RunResult[]): CellValue & { passed: number; total: number } {
   const total = sum(runs, (r) => r.summary.probes.total);
   const [v, s, r] = (['verbatim', 'summary', 'recoverable'] as const).map((k) => sum(runs, (run) => run.summary.probes[k])) as [number, number, number];
-  const passed = v + s + r;
+  const passed = sum(runs, (run) => probesPassed(run.summary.probes));
   if (total === 0) return { text: '—', value: null, passed, total };
+  const asked = runs.some((run) => run.summary.probes.answered !== undefined);
+  const where = `${v} verbatim in the context, ${s} kept by a summary, ${r} recoverable from the offload store`;
   return {
     text: `${fmtInt(passed)}/${fmtInt(total)}`,
     value: passed / total,
-    detail: `v${v} s${s} r${r}`,
-    title: `${v} verbatim in the context, ${s} kept by a summary, ${r} recoverable from the offload store, ${total - passed} lost`,
+    detail: `${asked ? 'answered; ' : ''}v${v} s${s} r${r}`,
+    title: asked ? `${passed} answered correctly by the model; in the context: ${where}` : `${where}, ${total - passed} lost`,
     passed,
     total,
   };

@@ -163,6 +163,11 @@ export interface ProbeCounts {
   readonly recoverable: number;
   /** Lost from the context, or never asked because the run failed before its step. */
   readonly lost: number;
+  /**
+   * Live runs that ask the model each probe question: answers that contained the expected fact.
+   * Undefined when the probes were judged on the context only (the mock).
+   */
+  readonly answered?: number | undefined;
 }
 
 export interface ProbeRecord {
