@@ -11,6 +11,8 @@ import { BIN, ROOT, tempDir, type CliResult } from './helpers/cli.js';
 
 const SCENARIO = path.join(ROOT, 'scenarios/openhands-codeact-sonnet35/django__django-10880.json');
 const SECOND = path.join(ROOT, 'scenarios/mini-swe-agent-gemini3pro/matplotlib__matplotlib-23476.json');
+/** A generated scenario with 6 planted facts, each probed later. */
+const PROBED = path.join(ROOT, 'scenarios/synthetic/synthetic-s60-seed1-o400-f10.json');
 
 let server: RunningServer | undefined;
 afterEach(async () => {
@@ -84,6 +86,30 @@ describe('bench run against a live server', () => {
     const runs = await runsIn(r.cwd);
     expect(runs.every((run) => run.steps.some((x) => x.usageSource === 'provider'))).toBe(true);
     expect(s.requests.some((q) => q.path === '/v1/chat/completions' && (q.body as { stream?: boolean }).stream === true)).toBe(true);
+  });
+
+  it('asks the model each probe question and grades its answer against the expected fact', async () => {
+    const s = await start();
+    const args = ['run', '-m', 'ollama:chat:mock-model', '--host', s.url, '--scenario', PROBED, '-s', 'masking', '--window', '32k', '--db', 'r.duckdb', '--no-report', '--no-cache'];
+    const r = await benchAsync(args);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/\d+\/6 \(answered; in context v\d+ s\d+ r\d+\)/);
+    const [run] = await runsIn(r.cwd);
+    const asked = s.requests.filter((q) => JSON.stringify(q.body).includes('Question: '));
+    expect(asked).toHaveLength(6); // one per probe, each answered by the server from the context it got
+    expect(run!.probes.every((p) => typeof p.reply === 'string' && typeof p.answered === 'boolean')).toBe(true);
+    // The server answers from the context only: a fact it gives back was in the context sent.
+    expect(run!.probes.filter((p) => p.answered).every((p) => p.how === 'verbatim' || p.how === 'summary')).toBe(true);
+    expect(run!.summary.probes.answered).toBeGreaterThanOrEqual(4);
+    const probeSteps = run!.steps.filter((x) => x.purpose === 'probe');
+    expect(probeSteps).toHaveLength(6);
+    expect(probeSteps.every((x) => x.usageSource === 'provider' && x.finishReason !== undefined)).toBe(true);
+
+    const judged = await benchAsync([...args, '--probes', 'context'], r.cwd);
+    expect(judged.code).toBe(0);
+    const [, onContext] = await runsIn(r.cwd);
+    expect(onContext!.summary.probes.answered).toBeUndefined();
+    expect(onContext!.steps.some((x) => x.purpose === 'probe')).toBe(false);
   });
 
   it('a server that is down at the start: one line naming the URL and how to start Ollama', async () => {

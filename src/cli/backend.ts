@@ -12,6 +12,7 @@ import { createBackend, parseProvider, type LiveBackend } from '../llm/providers
 import { BackendError } from '../llm/retry.js';
 import type { Backend } from '../llm/types.js';
 import type { Params } from '../runner/types.js';
+import { parseChoice } from './options.js';
 
 export interface BackendFlags {
   readonly model: string;
@@ -34,29 +35,29 @@ export interface OpenedBackend {
   /** Output tokens asked per agent step (live `measure`), or undefined. */
   readonly maxOutputTokens?: number | undefined;
   readonly cache?: CachedBackend | undefined;
+  /** A model server (not the mock): its answers are the model's own. */
+  readonly live: boolean;
 }
 
 const LIVE_MODES = ['measure', 'full'];
 
 export async function openBackend(flags: BackendFlags, counter: TokenCounter, mock: MockOptions): Promise<OpenedBackend> {
   const spec = parseProvider(flags.model);
-  if (!LIVE_MODES.includes(flags.live)) {
-    throw new CtxbenchError('OPTION_INVALID', `--live ${flags.live}: expected one of ${LIVE_MODES.join(', ')}`);
-  }
+  parseChoice('--live', flags.live, LIVE_MODES);
   const retry = { ...(flags.timeout === undefined ? {} : { timeoutMs: flags.timeout * 1000 }), ...(flags.retries === undefined ? {} : { attempts: flags.retries + 1 }) };
   const hooks = {
     onRetry: (error: BackendError, attempt: number, delayMs: number) =>
       process.stderr.write(`bench: warning: attempt ${attempt} failed (${error.message}); retrying in ${Math.ceil(delayMs / 1000)} s\n`),
   };
   const created = createBackend(spec, { host: flags.host, baseUrl: flags.baseUrl, counter, mock, retry, hooks });
-  if (spec.provider === 'mock') return { backend: created, options: created.options };
+  if (spec.provider === 'mock') return { backend: created, options: created.options, live: false };
 
   const live = created as LiveBackend;
   const cache = cachedBackend(live, { dir: flags.cacheDir, baseUrl: live.url, model: live.model, options: live.options, enabled: flags.cache });
   const maxOutputTokens = flags.live === 'measure' ? 1 : undefined;
   const options = { ...live.options, url: live.url, live: flags.live };
   // A re-run from a filled cache sends nothing, not even the check, and works with the server down.
-  if (flags.cache && (await hasEntries(cache.dir))) return { backend: cache, cache, maxOutputTokens, options };
+  if (flags.cache && (await hasEntries(cache.dir))) return { backend: cache, cache, maxOutputTokens, options, live: true };
   let info;
   try {
     info = await live.preflight();
@@ -69,7 +70,7 @@ export async function openBackend(flags: BackendFlags, counter: TokenCounter, mo
     // Ollama caps num_ctx at the trained length and then truncates the front of longer prompts silently.
     process.stderr.write(`bench: warning: --window ${flags.window} is larger than ${live.model}'s context length (${info.contextLength}): prompts beyond it are truncated\n`);
   }
-  return { backend: cache, cache, maxOutputTokens, options };
+  return { backend: cache, cache, maxOutputTokens, options, live: true };
 }
 
 async function hasEntries(dir: string): Promise<boolean> {

@@ -27,6 +27,12 @@ export function parseEncoding(value: string): Encoding {
   throw invalid('--encoding', value, `one of ${ENCODINGS.join(', ')}`);
 }
 
+/** One of `choices`. */
+export function parseChoice<T extends string>(flag: string, value: string, choices: readonly T[]): T {
+  if ((choices as readonly string[]).includes(value)) return value as T;
+  throw invalid(flag, value, `one of ${choices.join(', ')}`);
+}
+
 /** Commander collector for repeatable flags. */
 export function collect(value: string, previous: string[] = []): string[] {
   return [...previous, value];

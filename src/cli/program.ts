@@ -29,6 +29,7 @@ export function buildProgram(): Command {
     .option('--host <url>', 'Ollama server (default: OLLAMA_HOST, then http://127.0.0.1:11434)')
     .option('--base-url <url>', 'OpenAI-compatible base URL (default: OPENAI_BASE_URL, then https://api.openai.com/v1); key from OPENAI_API_KEY')
     .option('--live <mode>', 'live backends: "measure" asks one output token per step (the recorded turn is replayed anyway), "full" lets the model answer', 'measure')
+    .option('--probes <how>', 'how probes are graded: "ask" puts each probe question to the model and passes it when the answer holds the fact; "context" checks the fact is in the context sent; "auto": ask on live backends, context with the mock', 'auto')
     .option('--no-cache', 'live backends: send every request, without the record/replay cache')
     .option('--cache-dir <dir>', 'record/replay cache folder (default: .ctxbench-cache)')
     .option('--timeout <seconds>', 'live backends: per-request timeout (default 300)')

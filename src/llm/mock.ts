@@ -2,6 +2,7 @@
  * The mock LLM: fast, free and deterministic, with its assumptions stated in every report.
  *
  * - Agent requests: replays the recorded assistant turn; usage is the local tokenizer's count.
+ * - Probe questions: the line of the context that best matches the question (llm/probe-answer.ts).
  * - Auxiliary requests (summaries, checkpoints): writes the template it is asked for (`expect`),
  *   listing the facts (core/facts.ts) of the messages it was given. Each fact survives with
  *   probability `recall`, decided by a seeded hash of the fact, so the same fact is kept or lost the
@@ -13,6 +14,7 @@ import { extractFacts, seededUnit } from '../core/facts.js';
 import { assistantMessage, strategyOrigin, type Message } from '../core/messages.js';
 import { PER_MESSAGE_TOKENS, type TokenCounter } from '../core/tokens.js';
 import type { Params } from '../runner/types.js';
+import { answerProbeRequest } from './probe-answer.js';
 import type { Backend, ChatRequest, ChatResponse, ExpectedAnswer } from './types.js';
 
 export interface MockOptions {
@@ -65,7 +67,7 @@ export function createMockBackend(counter: TokenCounter, options: MockOptions = 
       const origin = strategyOrigin('mock', request.purpose);
       const message = settings.toolCallPurposes?.includes(request.purpose)
         ? assistantMessage({ id, origin, content: '', toolCalls: [{ id: `${id}:call`, name: 'bash', arguments: '{"command":"ls"}' }] })
-        : assistantMessage({ id, origin, content: writeSummary(request.messages, request.expect, counter, settings) });
+        : assistantMessage({ id, origin, content: answerProbeRequest(request.messages) ?? writeSummary(request.messages, request.expect, counter, settings) });
       return { message, usage: usage(message), usageSource: 'local' };
     },
   };

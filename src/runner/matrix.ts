@@ -26,6 +26,8 @@ export interface MatrixOptions {
   readonly backendOptions?: Params;
   /** Live `measure` mode: output tokens asked per agent step. */
   readonly maxOutputTokens?: number | undefined;
+  /** Ask the backend each probe question (live runs) instead of judging probes on the context alone. */
+  readonly askProbes?: boolean | undefined;
   readonly counter: TokenCounter;
   readonly batchId: string;
   /** --window: replaces every scenario's model window. */
@@ -102,6 +104,7 @@ export async function runMatrix(options: MatrixOptions): Promise<RunResult[]> {
       backend: options.backend,
       backendOptions: options.backendOptions,
       maxOutputTokens: options.maxOutputTokens,
+      askProbes: options.askProbes,
       counter,
       calibrationFactor: factor,
       model,

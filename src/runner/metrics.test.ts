@@ -12,7 +12,7 @@ import { masking } from '../strategies/masking.js';
 import { defaultParams } from '../strategies/params.js';
 import { raw } from '../strategies/raw.js';
 import type { StrategyDefinition } from '../strategies/types.js';
-import { replayScenario } from './replay.js';
+import { replayScenario, type ReplayOptions } from './replay.js';
 import type { Params } from './types.js';
 
 let o200k: TokenCounter;
@@ -42,7 +42,7 @@ function plantedScenario(): Scenario {
   );
 }
 
-const run = (scenario: Scenario, strategy: StrategyDefinition, window: number, counter: TokenCounter = o200k, params?: Params) =>
+const run = (scenario: Scenario, strategy: StrategyDefinition, window: number, counter: TokenCounter = o200k, params?: Params, extra: Partial<ReplayOptions> = {}) =>
   replayScenario({
     scenario,
     sourceFormat: 'ctxbench',
@@ -53,7 +53,10 @@ const run = (scenario: Scenario, strategy: StrategyDefinition, window: number, c
     model: 'gpt-4o',
     window,
     batchId: 'm',
+    ...extra,
   });
+const asking = (scenario: Scenario, strategy: StrategyDefinition, window: number, extra: Partial<ReplayOptions> = {}) =>
+  run(scenario, strategy, window, o200k, undefined, { askProbes: true, ...extra });
 
 describe('run metrics', () => {
   describe('probes', () => {
@@ -76,6 +79,46 @@ describe('run metrics', () => {
       expect(result.summary.status).toBe('overflow');
       expect(result.probes[0]!.how).toBe('unreached');
       expect(result.summary.probes.lost).toBe(1);
+    });
+  });
+
+  describe('probes asked (live runs)', () => {
+    it('asks the question on top of the context sent, passes on a reply that holds the fact, and bills none of it', async () => {
+      const [plain, asked] = [await run(plantedScenario(), raw, 100_000), await asking(plantedScenario(), raw, 100_000)];
+      expect(asked.probes).toEqual([{ probeId: 'budget', step: 3, answer: FACT, how: 'verbatim', reply: expect.stringContaining(FACT), answered: true }]);
+      expect(asked.summary.probes).toEqual({ total: 1, verbatim: 1, summary: 0, recoverable: 0, lost: 0, answered: 1 });
+      const probeSteps = asked.steps.filter((s) => s.purpose === 'probe');
+      expect(probeSteps).toHaveLength(1);
+      expect(probeSteps[0]).toMatchObject({ step: 3, messageCount: 9 }); // the 8 messages sent at step 3, then the question
+      // The measurement is not the strategy's cost: billing, calls and peak are the plain run's.
+      for (const key of ['inputTokens', 'outputTokens', 'llmCalls', 'overheadTokens', 'peakContextTokens'] as const) expect(asked.summary[key]).toBe(plain.summary[key]);
+      expect(plain.summary.probes.answered).toBeUndefined();
+    });
+
+    it('a fact masked out of the context is not answered', async () => {
+      const scenario = plantedScenario();
+      const result = await asking(scenario, masking, Math.ceil(o200k.countContext(scenario.messages.slice(0, 8)) / 0.8));
+      expect(result.probes[0]).toMatchObject({ how: 'lost', answered: false });
+      expect(result.probes[0]!.reply).not.toContain('7341');
+      expect(result.summary.probes.answered).toBe(0);
+    });
+
+    it('a probe the run never reaches is not answered', async () => {
+      const result = await asking(plantedScenario(), raw, 400);
+      expect(result.probes[0]).toMatchObject({ how: 'unreached', answered: false });
+    });
+
+    it('a question that no longer fits the window goes unanswered, with a warning', async () => {
+      const scenario = plantedScenario();
+      const result = await asking(scenario, raw, o200k.countContext(scenario.messages.slice(0, 8)));
+      expect(result.summary.status).toBe('completed');
+      expect(result.probes[0]).toMatchObject({ how: 'verbatim', reply: '', answered: false });
+      expect(result.events.find((e) => e.kind === 'warning')?.detail).toMatch(/^probe budget: the question does not fit the window/);
+    });
+
+    it('a backend that fails the question ends the run with status error, as for any request', async () => {
+      const result = await asking(plantedScenario(), raw, 100_000, { backend: createMockBackend(o200k, { failPurposes: ['probe'] }) });
+      expect(result.summary).toMatchObject({ status: 'error', failedStep: 3, failure: 'mock: probe budget: mock: injected failure of the probe request' });
     });
   });
 

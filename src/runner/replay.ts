@@ -22,6 +22,7 @@ import {
 } from '../strategies/types.js';
 import { suspectTruncation } from '../llm/truncation.js';
 import { costUsd, priceFor } from '../metrics/cost.js';
+import { PROBE_MAX_OUTPUT_TOKENS, PROBE_PURPOSE, probeRequest, replyHolds } from '../metrics/probe-question.js';
 import { judgeProbe } from '../metrics/probes.js';
 import { sharedPrefixTokens } from '../metrics/prompt-cache.js';
 import { presentInContext, referenceTargets } from '../metrics/reference-recall.js';
@@ -48,6 +49,11 @@ export interface ReplayOptions {
   readonly window: number;
   /** Live `measure` mode: ask for this many output tokens on agent steps (the recorded turn is used anyway). */
   readonly maxOutputTokens?: number | undefined;
+  /**
+   * Ask the backend each probe question at its step and pass the probe when the answer holds the fact
+   * (live runs); otherwise a probe is judged on the context alone.
+   */
+  readonly askProbes?: boolean | undefined;
   readonly batchId: string;
   /** Called after every step (progress bars). */
   readonly onStep?: (step: number, total: number, promptTokens: number) => void;
@@ -173,6 +179,26 @@ export async function replayScenario(options: ReplayOptions): Promise<RunResult>
     return counter.countContext(context);
   };
 
+  /**
+   * Puts a probe's question to the backend on top of the context sent at its step. A question that no
+   * longer fits the window goes unanswered; a backend failure ends the run like any other request's.
+   */
+  const askProbe = async (context: readonly Message[], probe: Scenario['probes'][number]): Promise<Pick<ProbeRecord, 'reply' | 'answered'>> => {
+    const messages = probeRequest(context, probe.id, probe.question);
+    const local = counter.countContext(messages);
+    if (local > window) {
+      record([{ kind: 'warning', detail: `probe ${probe.id}: the question does not fit the window (${local} tokens): counted as not answered` }]);
+      return { reply: '', answered: false };
+    }
+    const response = await backend.complete({ messages, purpose: PROBE_PURPOSE, window, maxOutputTokens: PROBE_MAX_OUTPUT_TOKENS }).catch((error: unknown) => {
+      throw new RunEnded('error', `${backend.name}: probe ${probe.id}: ${(error as Error).message}`);
+    });
+    const usage = usageOf(response, local);
+    addStep(PROBE_PURPOSE, usage.promptTokens ?? local, usage, messages.length, usage.promptTokens === undefined ? 'local' : response.usageSource, '', undefined, response);
+    const reply = response.message.content.trim();
+    return { reply, answered: replyHolds(reply, probe.answer) };
+  };
+
   const llm: AuxiliaryLlm = async (request) => {
     const fail = (reason: AuxiliaryCallError['reason'], detail: string): never => {
       record([{ kind: 'aux_failed', detail: `${request.purpose}: ${detail}` }]);
@@ -210,7 +236,8 @@ export async function replayScenario(options: ReplayOptions): Promise<RunResult>
       }
       for (const probe of scenario.probes.filter((p) => p.step === step)) {
         const verdict = judgeProbe(probe.answer, context, files, scenarioIds);
-        probes.push({ probeId: probe.id, step, answer: probe.answer, how: verdict.how, file: verdict.file });
+        const asked = options.askProbes ? await askProbe(context, probe) : {};
+        probes.push({ probeId: probe.id, step, answer: probe.answer, how: verdict.how, file: verdict.file, ...asked });
       }
       const used = targets.get(step) ?? [];
       reference.present += presentInContext(used, context);
@@ -261,14 +288,15 @@ export async function replayScenario(options: ReplayOptions): Promise<RunResult>
   }
 
   const finishedAt = new Date();
-  // The overflowing request was never sent: it is on the curve but not billed.
-  const sent = steps.filter((s) => !(status === 'overflow' && s.step === failedStep && s.purpose === 'agent'));
+  // The overflowing request was never sent: it is on the curve but not billed. Probe questions are the
+  // benchmark's measurement, not the strategy's doing: stored as steps, left out of its cost.
+  const sent = steps.filter((s) => s.purpose !== PROBE_PURPOSE && !(status === 'overflow' && s.step === failedStep && s.purpose === 'agent'));
   const agentSteps = sent.filter((s) => s.purpose === 'agent');
   const auxiliary = sent.filter((s) => s.purpose !== 'agent');
-  const peak = steps.reduce((max, s) => Math.max(max, s.promptTokens), 0);
+  const peak = steps.reduce((max, s) => (s.purpose === PROBE_PURPOSE ? max : Math.max(max, s.promptTokens)), 0);
   const asked = new Set(probes.map((p) => p.probeId));
   for (const probe of scenario.probes) {
-    if (!asked.has(probe.id)) probes.push({ probeId: probe.id, step: probe.step, answer: probe.answer, how: 'unreached' });
+    if (!asked.has(probe.id)) probes.push({ probeId: probe.id, step: probe.step, answer: probe.answer, how: 'unreached', ...(options.askProbes ? { answered: false } : {}) });
   }
   const count = (how: ProbeRecord['how']): number => probes.filter((p) => p.how === how).length;
   const inputTokens = sent.reduce((sum, s) => sum + s.promptTokens, 0);
@@ -300,6 +328,7 @@ export async function replayScenario(options: ReplayOptions): Promise<RunResult>
         summary: count('summary'),
         recoverable: count('recoverable'),
         lost: count('lost') + count('unreached'),
+        answered: options.askProbes ? probes.filter((p) => p.answered).length : undefined,
       },
       referenceRecall: reference.total === 0 ? undefined : reference,
       usageComparison: compareUsage(steps.filter((s) => s.purpose === 'agent' && exactSteps.has(s.step))),

@@ -178,6 +178,10 @@ export interface ProbeRecord {
   readonly how: ProbeOutcome;
   /** The offload-store file that holds it, when recoverable. */
   readonly file?: string | undefined;
+  /** What the model answered to the probe question, when it was asked (live runs); "" when it did not fit. */
+  readonly reply?: string | undefined;
+  /** Whether the reply held the expected fact; undefined when the question was not asked. */
+  readonly answered?: boolean | undefined;
 }
 
 export interface RunResult {

@@ -1,10 +1,11 @@
 /**
  * What the server answers, and what it counts: deterministic text (summaries written by the mock's
- * summarizer, "ok" for agent steps), token caps, and Ollama's silent truncation to num_ctx.
+ * summarizer, probe answers from the context, "ok" for agent steps), token caps, and Ollama's silent truncation to num_ctx.
  */
 import type { Message } from '../core/messages.js';
 import type { TokenCounter } from '../core/tokens.js';
 import { MOCK_DEFAULTS, writeSummary } from '../llm/mock.js';
+import { answerProbeRequest } from '../llm/probe-answer.js';
 import type { ExpectedAnswer } from '../llm/types.js';
 import type { Truncation } from './types.js';
 
@@ -32,12 +33,13 @@ export function expectFromPrompt(prompt: string): ExpectedAnswer | undefined {
 }
 
 /**
- * A request whose last message is a user instruction is a summary (or checkpoint, or probe) request:
- * the mock's summarizer answers it. Anything else is an agent step, answered with a short text.
+ * A request whose last message is a user instruction is a probe question (answered from the context,
+ * llm/probe-answer.ts) or a summary (or checkpoint) request, which the mock's summarizer answers.
+ * Anything else is an agent step, answered with a short text.
  */
 export function complete(messages: readonly Message[], maxTokens: number | undefined, counter: TokenCounter): Completion {
   const last = messages.at(-1);
-  const text = last?.role === 'user' ? writeSummary(messages, expectFromPrompt(last.content), counter, MOCK_DEFAULTS) : AGENT_STEP_ANSWER;
+  const text = last?.role === 'user' ? (answerProbeRequest(messages) ?? writeSummary(messages, expectFromPrompt(last.content), counter, MOCK_DEFAULTS)) : AGENT_STEP_ANSWER;
   const content = maxTokens === undefined ? text : capTokens(text, maxTokens, counter);
   return { content, completionTokens: counter.countText(content), finish: content === text ? 'stop' : 'length' };
 }

@@ -76,6 +76,7 @@ export function runRow(run: RunResult): RunRow {
     probes_summary: summary.probes.summary,
     probes_recoverable: summary.probes.recoverable,
     probes_lost: summary.probes.lost,
+    probes_answered: summary.probes.answered ?? null,
     ref_present: summary.referenceRecall?.present ?? null,
     ref_total: summary.referenceRecall?.total ?? null,
     usage_mape: usage?.meanAbsPctError ?? null,
@@ -123,11 +124,28 @@ export function eventRows(run: RunResult): EventRow[] {
 
 /** Rebuilds a run from its row and its step and event rows, each already in stored order. */
 export function probeRows(run: RunResult): ProbeRow[] {
-  return run.probes.map((p) => ({ run_id: run.runId, probe_id: p.probeId, step: p.step, answer: p.answer, how: p.how, file: p.file ?? null }));
+  return run.probes.map((p) => ({
+    run_id: run.runId,
+    probe_id: p.probeId,
+    step: p.step,
+    answer: p.answer,
+    how: p.how,
+    file: p.file ?? null,
+    reply: p.reply ?? null,
+    answered: p.answered === undefined ? null : Number(p.answered),
+  }));
 }
 
 function probeFromRow(row: ProbeRow): ProbeRecord {
-  return { probeId: row.probe_id, step: row.step, answer: row.answer, how: row.how as ProbeOutcome, file: row.file ?? undefined };
+  return {
+    probeId: row.probe_id,
+    step: row.step,
+    answer: row.answer,
+    how: row.how as ProbeOutcome,
+    file: row.file ?? undefined,
+    reply: row.reply ?? undefined,
+    answered: row.answered === null ? undefined : row.answered === 1,
+  };
 }
 
 export function runFromRows(row: RunRow, steps: readonly StepRow[], events: readonly EventRow[], probes: readonly ProbeRow[] = []): RunResult {
@@ -175,6 +193,7 @@ export function runFromRows(row: RunRow, steps: readonly StepRow[], events: read
         summary: row.probes_summary,
         recoverable: row.probes_recoverable,
         lost: row.probes_lost,
+        answered: row.probes_answered ?? undefined,
       },
       referenceRecall: row.ref_present === null || row.ref_total === null ? undefined : { present: row.ref_present, total: row.ref_total },
       usageComparison:

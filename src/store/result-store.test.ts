@@ -9,6 +9,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { CtxbenchError } from '../core/errors.js';
 import type { BatchInfo, RunResult } from '../runner/types.js';
 import { ResultStore } from './result-store.js';
+import { SCHEMA_VERSION } from './schema.js';
 
 let dir: string;
 let counter = 0;
@@ -183,6 +184,23 @@ describe('ResultStore round trip', () => {
     expect(loaded?.events[0]?.tokensBefore).toBeUndefined();
   });
 
+  it("keeps the model's answers to probe questions, an empty reply included", async () => {
+    const store = await openStore(dbFile());
+    const base = makeRun('r1', 'b1');
+    const run = makeRun('r1', 'b1', {
+      summary: { ...base.summary, probes: { ...base.summary.probes, answered: 1 } },
+      probes: [
+        { probeId: 'p1', step: 1, answer: 'retry_budget_ms=7341', how: 'verbatim', reply: 'It is retry_budget_ms=7341.', answered: true },
+        { probeId: 'p2', step: 2, answer: 'deadbeef42', how: 'recoverable', file: '/tool_outputs/x.txt', reply: '', answered: false },
+      ],
+    });
+    await store.saveRun(run);
+    const [loaded] = await store.loadRuns();
+    expect(loaded).toEqual(run);
+    expect(loaded?.probes[1]?.reply).toBe('');
+    expect(loaded?.summary.probes.answered).toBe(1);
+  });
+
   it('orders steps by step and keeps the recorded order of events within a step', async () => {
     const store = await openStore(dbFile());
     const base = makeRun('r1', 'b1');
@@ -306,10 +324,10 @@ describe('ResultStore open errors', () => {
   it('refuses a database written with a newer schema version', async () => {
     const file = dbFile();
     await (await ResultStore.open(file)).close();
-    await rawSql(file, `UPDATE ctxbench_meta SET value = '2' WHERE key = 'schema_version'`);
+    await rawSql(file, `UPDATE ctxbench_meta SET value = '${SCHEMA_VERSION + 1}' WHERE key = 'schema_version'`);
     const error = await storeError(ResultStore.open(file));
     expect(error.code).toBe('STORE_ERROR');
-    expect(error.message).toContain('schema version 2');
+    expect(error.message).toContain(`schema version ${SCHEMA_VERSION + 1}`);
     expect(error.message).toContain('upgrade ctxbench');
   });
 

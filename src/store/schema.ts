@@ -6,7 +6,7 @@
  */
 
 /** Bump when the layout changes incompatibly; older ctxbench versions then refuse the file. */
-export const SCHEMA_VERSION = 1;
+export const SCHEMA_VERSION = 2;
 
 export type ColumnType = 'INTEGER' | 'BIGINT' | 'DOUBLE' | 'VARCHAR' | 'TIMESTAMP';
 type ColumnSpec = ColumnType | `${ColumnType}?`;
@@ -80,6 +80,8 @@ export const RUNS = table(
     probes_summary: 'INTEGER',
     probes_recoverable: 'INTEGER',
     probes_lost: 'INTEGER',
+    // Live runs that asked the probe questions: correct answers. NULL when judged on the context only.
+    probes_answered: 'INTEGER?',
     ref_present: 'INTEGER?',
     ref_total: 'INTEGER?',
     usage_mape: 'DOUBLE?',
@@ -132,6 +134,9 @@ export const PROBES = table('probes', {
   answer: 'VARCHAR',
   how: 'VARCHAR',
   file: 'VARCHAR?',
+  // The model's answer to the probe question and whether it held the fact (1/0); NULL when not asked.
+  reply: 'VARCHAR?',
+  answered: 'INTEGER?',
 });
 
 /** Token calibration factors fitted for a batch: one row per model and tokenizer. */

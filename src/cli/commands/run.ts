@@ -13,7 +13,7 @@ import { loadScenarios, resolveScenarioPaths } from '../../scenarios/load.js';
 import { select } from '../../strategies/index.js';
 import { parseAssignment, resolveParams } from '../../strategies/params.js';
 import { ResultStore } from '../../store/result-store.js';
-import { parseEncoding, parseFraction, parseTokenCount } from '../options.js';
+import { parseChoice, parseEncoding, parseFraction, parseTokenCount } from '../options.js';
 import { BUNDLED_SCENARIOS, VERSION } from '../paths.js';
 import { createProgress } from '../progress.js';
 import { openBackend } from '../backend.js';
@@ -33,6 +33,7 @@ export interface RunOptions {
   readonly host?: string;
   readonly baseUrl?: string;
   readonly live: string;
+  readonly probes: string;
   readonly cache: boolean;
   readonly cacheDir?: string;
   readonly timeout?: string;
@@ -46,6 +47,8 @@ export interface RunOptions {
 }
 
 const MAX_RUN_ROWS = 60;
+/** auto: ask the probe questions on live backends, judge probes on the context with the mock. */
+const PROBE_MODES = ['auto', 'ask', 'context'] as const;
 
 export function newBatchId(now = new Date()): string {
   return `${now.toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, 'Z')}-${randomBytes(3).toString('hex')}`;
@@ -62,6 +65,7 @@ export async function runCommand(options: RunOptions, argv: readonly string[]): 
     summaryTokens: parseTokenCount('--mock-summary-tokens', options.mockSummaryTokens, 1),
     seed: parseTokenCount('--mock-seed', options.mockSeed, 0),
   };
+  const probeMode = parseChoice('--probes', options.probes, PROBE_MODES);
   const windowOverride = options.window === undefined ? undefined : parseTokenCount('--window', options.window);
   const encoding = parseEncoding(options.encoding);
   const files = await resolveScenarioPaths(options.scenario ?? [BUNDLED_SCENARIOS]);
@@ -106,6 +110,7 @@ export async function runCommand(options: RunOptions, argv: readonly string[]): 
       backend: opened.backend,
       backendOptions: opened.options,
       maxOutputTokens: opened.maxOutputTokens,
+      askProbes: probeMode === 'ask' || (probeMode === 'auto' && opened.live),
       counter,
       batchId,
       windowOverride,
