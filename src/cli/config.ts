@@ -29,11 +29,15 @@ const configSchema = z
     host: z.string(),
     baseUrl: z.string(),
     live: z.string(),
+    probes: z.string(),
     cache: z.boolean(),
     cacheDir: z.string(),
     timeout: text,
     retries: text,
     concurrency: text,
+    mockRecall: text,
+    mockSummaryTokens: text,
+    mockSeed: text,
     priceModel: z.string(),
     calibrate: z.boolean(),
   })
@@ -41,6 +45,9 @@ const configSchema = z
   .strict();
 
 export type RunConfigFile = z.output<typeof configSchema>;
+
+/** The settings a config file may hold (a test keeps them in step with `bench run`'s flags). */
+export const CONFIG_KEYS: readonly string[] = Object.keys(configSchema.shape);
 
 /** The config file's settings, or undefined when there is none. */
 export async function loadRunConfig(explicit?: string): Promise<RunConfigFile | undefined> {
@@ -50,7 +57,7 @@ export async function loadRunConfig(explicit?: string): Promise<RunConfigFile | 
   if (!parsed.success) {
     const issue = parsed.error.issues[0]!;
     const key = issue.path.join('.') || '(top level)';
-    const known = Object.keys(configSchema.shape).join(', ');
+    const known = CONFIG_KEYS.join(', ');
     const problem = issue.code === 'unrecognized_keys' ? `unknown setting ${issue.keys.join(', ')} (known: ${known})` : `${key}: ${issue.message}`;
     throw new CtxbenchError('OPTION_INVALID', `${file}: ${problem}`);
   }
