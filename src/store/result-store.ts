@@ -7,7 +7,7 @@ import { mkdir } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import { LIST, VARCHAR, listValue, type DuckDBConnection, type DuckDBValue } from '@duckdb/node-api';
 import { CtxbenchError } from '../core/errors.js';
-import type { BatchInfo, RunResult } from '../runner/types.js';
+import type { BatchInfo, RunResult, RunStatus } from '../runner/types.js';
 import { openError, shortReason } from './errors.js';
 import { acquireInstance, releaseInstance } from './instances.js';
 import { batchRow, eventRows, probeRows, runFromRows, runRow, stepRows, type CalibrationRow } from './records.js';
@@ -183,17 +183,51 @@ export class ResultStore {
     });
   }
 
-  /** The most recently created batch, if any. */
-  async latestBatchId(): Promise<string | undefined> {
+  /** The most recently created batch, if any; with `fingerprint`, the latest that ran that matrix. */
+  async latestBatchId(fingerprint?: string): Promise<string | undefined> {
     return this.serially('cannot read batches', async () => {
+      const where = fingerprint === undefined ? '' : 'WHERE matrix_fingerprint = $fingerprint';
       const rows = (
         await this.connection.runAndReadAll(
           // rowid breaks ties between batches created within the same microsecond.
-          `SELECT batch_id FROM ${BATCHES.name} ORDER BY created_at DESC, rowid DESC LIMIT 1`,
+          `SELECT batch_id FROM ${BATCHES.name} ${where} ORDER BY created_at DESC, rowid DESC LIMIT 1`,
+          fingerprint === undefined ? undefined : { fingerprint },
         )
       ).getRowObjectsJS();
       return rows[0]?.batch_id as string | undefined;
     });
+  }
+
+  /** The batch `batchId` with the fingerprint of the matrix it ran, if the file has it. */
+  async findBatch(batchId: string): Promise<{ readonly fingerprint: string | undefined } | undefined> {
+    return this.serially('cannot read batches', async () => {
+      const rows = readRows<typeof BATCHES>(
+        await this.connection.runAndReadAll(`SELECT * FROM ${BATCHES.name} WHERE batch_id = $batchId`, { batchId }),
+      );
+      return rows[0] === undefined ? undefined : { fingerprint: rows[0].matrix_fingerprint ?? undefined };
+    });
+  }
+
+  /** How each run of a batch ended, by run id. */
+  async runStatuses(batchId: string): Promise<Map<string, RunStatus>> {
+    return this.serially('cannot read runs', async () => {
+      const rows = (
+        await this.connection.runAndReadAll(`SELECT run_id, status FROM ${RUNS.name} WHERE batch_id = $batchId`, { batchId })
+      ).getRowObjectsJS() as { run_id: string; status: RunStatus }[];
+      return new Map(rows.map((row) => [row.run_id, row.status]));
+    });
+  }
+
+  /** Deletes runs with their steps, events and probes, in one transaction: all of them or none. */
+  async deleteRuns(runIds: readonly string[]): Promise<void> {
+    if (runIds.length === 0) return;
+    await this.serially('cannot delete runs', () =>
+      this.transaction(async () => {
+        for (const table of [RUNS, STEPS, EVENTS, PROBES]) {
+          await this.connection.run(`DELETE FROM ${table.name} WHERE list_contains($ids, run_id)`, { ids: listValue([...runIds]) }, { ids: LIST(VARCHAR) });
+        }
+      }),
+    );
   }
 
   /** Lets operations already requested finish, then releases the file. Safe to call twice. */
