@@ -2,14 +2,23 @@
  * End to end: a matrix split into shards on the built `bench`, merged back, resumed after kill -9,
  * and exported to Parquet; each compared with the same matrix run in one go.
  */
+import { readdirSync } from 'node:fs';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { RunResult } from '../src/runner/types.js';
 import { ResultStore } from '../src/store/result-store.js';
 import { bench, expectOneLineError, ROOT, tempDir } from './helpers/cli.js';
 
-/** 5 synthetic scenarios x 2 strategies at 16k: overflows, restarts and probes, in a few seconds. */
-const MATRIX = ['-s', 'raw,masking', '--scenario', path.join(ROOT, 'scenarios/synthetic'), '--window', '16k', '--no-report'];
+/**
+ * 6 scenarios x 2 strategies at 16k (overflows, restarts, probes) in a few seconds: the synthetic
+ * suite, and one recorded trajectory whose provider usage gives the batch a token calibration row.
+ */
+const MATRIX = [
+  '-s', 'raw,masking', '--window', '16k', '--no-report',
+  '--scenario', path.join(ROOT, 'scenarios/synthetic'),
+  '--scenario', path.join(ROOT, 'scenarios/mini-swe-agent-gemini3pro/psf__requests-1142.json'),
+];
+const RUNS = 12;
 
 /** What a run decided, without the ids and times that differ between invocations. */
 const outcome = (r: RunResult) => ({ key: `${r.config.strategy}/${r.config.scenarioId}`, config: r.config, summary: r.summary, steps: r.steps, events: r.events, probes: r.probes });
@@ -31,7 +40,7 @@ beforeAll(async () => {
   const r = bench(['run', ...MATRIX, '--db', 'whole.duckdb'], cwd);
   expect(r.code, r.stderr).toBe(0);
   whole = (await runsIn(path.join(cwd, 'whole.duckdb'))).map(outcome).sort(byKey);
-  expect(whole).toHaveLength(10);
+  expect(whole).toHaveLength(RUNS);
 }, 120_000);
 
 describe('bench run --shard i/n', () => {
@@ -40,10 +49,10 @@ describe('bench run --shard i/n', () => {
     for (const i of [1, 2, 3]) {
       const r = bench(['run', ...MATRIX, '--shard', `${i}/3`, '--db', `shard-${i}.duckdb`], cwd);
       expect(r.code, r.stderr).toBe(0);
-      expect(r.stdout).toMatch(new RegExp(`^Shard ${i}/3: \\d+ of the matrix's 10 runs, batch matrix-[0-9a-f]{16}$`, 'm'));
+      expect(r.stdout).toMatch(new RegExp(`^Shard ${i}/3: \\d+ of the matrix's ${RUNS} runs, batch matrix-[0-9a-f]{16}$`, 'm'));
       shards.push(await runsIn(path.join(cwd, `shard-${i}.duckdb`)));
     }
-    expect(shards.every((runs) => runs.length >= 3)).toBe(true); // balanced: 10 runs over 3 shards
+    expect(shards.every((runs) => runs.length >= 3)).toBe(true); // balanced: 12 runs over 3 shards
     expect(shards.flat().map(outcome).sort(byKey)).toEqual(whole);
     expect(new Set(shards.flat().map((r) => r.batchId)).size).toBe(1);
   });
@@ -69,5 +78,38 @@ describe('bench run --shard i/n', () => {
   it('refuses to run a shard twice into one batch of one file', () => {
     const again = bench(['run', ...MATRIX, '--shard', '1/3', '--db', 'shard-1.duckdb'], cwd);
     expectOneLineError(again, /--db shard-1\.duckdb: batch matrix-[0-9a-f]{16} already has \d+ of these \d+ runs; pass --resume/);
+  });
+});
+
+describe('bench merge', () => {
+  it('merges the shards into one batch that reports as the whole matrix, calibration once', async () => {
+    const r = bench(['merge', 'shard-1.duckdb', 'shard-2.duckdb', 'shard-3.duckdb', '-o', 'merged/all.duckdb'], cwd);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toBe(`Merged 3 file(s) into ${path.join(cwd, 'merged/all.duckdb')}: ${RUNS} runs in 1 batch(es)\n`);
+    expect((await runsIn(path.join(cwd, 'merged/all.duckdb'))).map(outcome).sort(byKey)).toEqual(whole);
+    const calibrationRows = async (file: string): Promise<number> => {
+      const store = await ResultStore.openExisting(path.join(cwd, file));
+      try {
+        return await store.use('count', async (c) => Number((await c.runAndReadAll('SELECT count(*) FROM calibration')).getRows()[0]![0]));
+      } finally {
+        await store.close();
+      }
+    };
+    expect(await calibrationRows('shard-1.duckdb')).toBe(1);
+    expect(await calibrationRows('merged/all.duckdb')).toBe(1);
+    const report = bench(['report', '--db', 'merged/all.duckdb', '-o', 'merged/report.html'], cwd);
+    expect(report.code, report.stderr).toBe(0);
+    expect(report.stdout).toContain(`(${RUNS} runs)`);
+  });
+
+  it('refuses runs present in two inputs with one line, and leaves no output', () => {
+    // Both files hold batch ci-42's shard 1: the same run ids.
+    const r = bench(['merge', 'order-a.duckdb', 'order-b.duckdb', '-o', 'refused.duckdb'], cwd);
+    expectOneLineError(r, /^bench: run ci-42\/\S+ is in both order-a\.duckdb and order-b\.duckdb: merging would double it; nothing was written$/m);
+    expect(readdirSync(cwd).filter((f) => f.startsWith('refused'))).toEqual([]);
+    expectOneLineError(bench(['merge', 'nope.duckdb', '-o', 'refused.duckdb'], cwd), /^bench: nope\.duckdb: no such results database$/m);
+    const noOutput = bench(['merge', 'shard-1.duckdb'], cwd);
+    expect(noOutput.code).toBe(1);
+    expect(noOutput.stderr).toContain("required option '-o, --output <file>' not specified");
   });
 });

@@ -119,6 +119,14 @@ export function buildProgram(): Command {
     .action(async (opts) => (await import('./commands/report.js')).reportCommand(opts));
 
   program
+    .command('merge')
+    .description('Merge results databases (e.g. the --shard runs of a CI matrix) into one; refuses a run found in two of them, writes nothing then.')
+    .argument('<files...>', 'DuckDB results files written by `bench run`')
+    .requiredOption('-o, --output <file>', 'the merged database; an existing one keeps its runs and gets the others added')
+    .addHelpText('after', '\nExample:\n  bench merge shard-*.duckdb -o all.duckdb && bench report --db all.duckdb')
+    .action(async (files: string[], opts) => (await import('./commands/merge.js')).mergeCommand(files, opts));
+
+  program
     .command('baseline')
     .description('Write the metrics of every run of a batch (per strategy|scenario) to a JSON baseline for `bench check`.')
     .requiredOption('-o, --output <file>', 'baseline JSON to write (commit it)')

@@ -11,7 +11,8 @@ import type { BatchInfo, RunResult, RunStatus } from '../runner/types.js';
 import { openError, shortReason } from './errors.js';
 import { acquireInstance, releaseInstance } from './instances.js';
 import { batchRow, eventRows, probeRows, runFromRows, runRow, stepRows, type CalibrationRow } from './records.js';
-import { BATCHES, CALIBRATION, EVENTS, META, PROBES, RUNS, SCHEMA_VERSION, STEPS, TABLES, schemaSql } from './schema.js';
+import { checkLayout } from './layout.js';
+import { BATCHES, CALIBRATION, EVENTS, PROBES, RUNS, STEPS, schemaSql } from './schema.js';
 import { appendRows, readRows } from './table-io.js';
 
 export interface RunFilter {
@@ -74,52 +75,11 @@ export class ResultStore {
   }
 
   private async checkSchema(createSchema: boolean): Promise<void> {
-    const tables = (
-      await this.connection.runAndReadAll(
-        `SELECT table_schema, table_name FROM information_schema.tables WHERE table_catalog = current_database()`,
-      )
-    ).getRowObjectsJS();
-    if (tables.length === 0 && createSchema) {
-      // In one transaction: a half-created schema would later read as some other tool's database.
-      return this.transaction(async () => {
-        for (const sql of schemaSql()) await this.connection.run(sql);
-      });
-    }
-    if (!tables.some((t) => t.table_schema === 'main' && t.table_name === META.name)) {
-      throw new CtxbenchError('STORE_ERROR', `${this.file}: not a ctxbench results database (no ${META.name} table)`);
-    }
-    const meta = (
-      await this.connection.runAndReadAll(`SELECT value FROM ${META.name} WHERE key = 'schema_version'`)
-    ).getRowObjectsJS();
-    const version = Number(meta[0]?.value);
-    if (!Number.isInteger(version) || version < 1) {
-      throw new CtxbenchError('STORE_ERROR', `${this.file}: ${META.name} has no valid schema_version`);
-    }
-    if (version > SCHEMA_VERSION) {
-      throw new CtxbenchError(
-        'STORE_ERROR',
-        `${this.file}: written with results schema version ${version}, this ctxbench reads up to version ${SCHEMA_VERSION}; upgrade ctxbench`,
-      );
-    }
-    await this.checkColumns();
-  }
-
-  /** The Appender writes by position: every table must have exactly the declared columns, in order. */
-  private async checkColumns(): Promise<void> {
-    const rows = (
-      await this.connection.runAndReadAll(
-        `SELECT table_name, column_name FROM information_schema.columns WHERE table_schema = 'main' ORDER BY table_name, ordinal_position`,
-      )
-    ).getRowObjectsJS() as { table_name: string; column_name: string }[];
-    for (const table of TABLES) {
-      const found = rows.filter((r) => r.table_name === table.name).map((r) => r.column_name).join(',');
-      if (found !== Object.keys(table.columns).join(',')) {
-        throw new CtxbenchError(
-          'STORE_ERROR',
-          `${this.file}: its ${table.name} table has other columns than this ctxbench writes (an older or newer results layout); pass a new --db or delete the file`,
-        );
-      }
-    }
+    if ((await checkLayout(this.connection, { file: this.file, allowEmpty: createSchema })) === 'ctxbench') return;
+    // In one transaction: a half-created schema would later read as some other tool's database.
+    await this.transaction(async () => {
+      for (const sql of schemaSql()) await this.connection.run(sql);
+    });
   }
 
   async saveBatch(batch: BatchInfo): Promise<void> {
@@ -228,6 +188,14 @@ export class ResultStore {
         }
       }),
     );
+  }
+
+  /**
+   * Runs `operation` on the store's connection, in turn with the store's other operations: for the
+   * store modules that work in SQL (merge, export). Its failures leave as STORE_ERROR naming `what`.
+   */
+  async use<T>(what: string, operation: (connection: DuckDBConnection) => Promise<T>): Promise<T> {
+    return this.serially(what, () => operation(this.connection));
   }
 
   /** Lets operations already requested finish, then releases the file. Safe to call twice. */
