@@ -2,12 +2,13 @@
  * End to end: a matrix split into shards on the built `bench`, merged back, resumed after kill -9,
  * and exported to Parquet; each compared with the same matrix run in one go.
  */
+import { spawn } from 'node:child_process';
 import { readdirSync } from 'node:fs';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { RunResult } from '../src/runner/types.js';
 import { ResultStore } from '../src/store/result-store.js';
-import { bench, expectOneLineError, ROOT, tempDir } from './helpers/cli.js';
+import { BIN, bench, expectOneLineError, ROOT, tempDir, type CliResult } from './helpers/cli.js';
 
 /**
  * 6 scenarios x 2 strategies at 16k (overflows, restarts, probes) in a few seconds: the synthetic
@@ -111,5 +112,80 @@ describe('bench merge', () => {
     const noOutput = bench(['merge', 'shard-1.duckdb'], cwd);
     expect(noOutput.code).toBe(1);
     expect(noOutput.stderr).toContain("required option '-o, --output <file>' not specified");
+  });
+});
+
+/** Spawns `bench run ...args`, calls `meanwhile` once its stderr matches `pattern`, then kills it with SIGKILL. */
+async function killAfter(pattern: RegExp, args: readonly string[], meanwhile?: () => void): Promise<NodeJS.Signals | null> {
+  const child = spawn(process.execPath, [BIN, 'run', ...args], { cwd, env: { ...process.env, NO_COLOR: '1' } });
+  let stderr = '';
+  return new Promise((resolve) => {
+    child.stderr.on('data', (chunk: Buffer) => {
+      stderr += chunk.toString();
+      if (pattern.test(stderr) && !child.killed) {
+        meanwhile?.();
+        child.kill('SIGKILL');
+      }
+    });
+    child.on('exit', (_code, signal) => resolve(signal));
+  });
+}
+
+describe('bench run --resume', () => {
+  it('after kill -9, runs only what is missing: every run once, with the results of an uninterrupted run', async () => {
+    expect(await killAfter(/\[3\/12\]/, [...MATRIX, '--db', 'killed.duckdb'])).toBe('SIGKILL');
+    const survived = await runsIn(path.join(cwd, 'killed.duckdb'));
+    expect(survived.length).toBeGreaterThanOrEqual(3);
+    expect(survived.length).toBeLessThan(RUNS);
+
+    const resumed = bench(['run', ...MATRIX, '--db', 'killed.duckdb', '--resume'], cwd);
+    expect(resumed.code, resumed.stderr).toBe(0);
+    expect(resumed.stdout).toContain(`Resuming batch ${survived[0]!.batchId}: ${survived.length} finished run(s) kept, ${RUNS - survived.length} to run\n`);
+    expect(resumed.stderr).toContain(`[${RUNS - survived.length}/${RUNS - survived.length}]`);
+    const runs = await runsIn(path.join(cwd, 'killed.duckdb'));
+    expect(new Set(runs.map((r) => r.runId)).size).toBe(RUNS);
+    expect(new Set(runs.map((r) => r.batchId))).toEqual(new Set([survived[0]!.batchId]));
+    expect(runs.map(outcome).sort(byKey)).toEqual(whole);
+    for (const run of survived) expect(runs.find((r) => r.runId === run.runId)?.startedAt).toEqual(run.startedAt); // kept, not redone
+
+    // Resuming a finished batch runs nothing and changes nothing.
+    const again = bench(['run', ...MATRIX, '--db', 'killed.duckdb', '--resume'], cwd);
+    expect(again.code, again.stderr).toBe(0);
+    expect(again.stdout).toContain(`${RUNS} finished run(s) kept, 0 to run`);
+    expect((await runsIn(path.join(cwd, 'killed.duckdb'))).map((r) => r.runId).sort()).toEqual(runs.map((r) => r.runId).sort());
+  });
+
+  it('a second process on a results file in use gets one line, not a stack trace', async () => {
+    let locked: CliResult | undefined;
+    // Every strategy over the bundled scenarios: still running when the second process tries.
+    const signal = await killAfter(/\[1\/\d+\]/, ['-s', 'all', '--no-report', '--db', 'busy.duckdb'], () => {
+      locked = bench(['report', '--db', 'busy.duckdb'], cwd);
+    });
+    expect(signal).toBe('SIGKILL');
+    expectOneLineError(locked!, /^bench: busy\.duckdb: another process has it open \(DuckDB allows one writer\); wait for it or use another --db$/m);
+  });
+
+  it('redoes runs a backend error ended', async () => {
+    const db = path.join(cwd, 'errored.duckdb');
+    expect(bench(['run', ...MATRIX, '--db', 'errored.duckdb', '--batch-id', 'b-err'], cwd).code).toBe(0);
+    const victim = 'b-err/masking/psf__requests-1142';
+    const store = await ResultStore.open(db);
+    await store.use('mark', async (c) => {
+      await c.run(`UPDATE runs SET status = 'error', failure = 'HTTP 500' WHERE run_id = '${victim}'`);
+    });
+    await store.close();
+    const resumed = bench(['run', ...MATRIX, '--db', 'errored.duckdb', '--batch-id', 'b-err', '--resume'], cwd);
+    expect(resumed.code, resumed.stderr).toBe(0);
+    expect(resumed.stdout).toContain(`Resuming batch b-err: ${RUNS - 1} finished run(s) kept, 1 to run (1 ended with a backend error: run again)`);
+    expect(resumed.stderr).toMatch(/^\[1\/1\] masking x psf__requests-1142: completed$/m);
+    expect((await runsIn(db)).map(outcome).sort(byKey)).toEqual(whole);
+  });
+
+  it('starts a new batch, saying so in one line, when --db has none of this matrix; refuses one of another matrix', () => {
+    const fresh = bench(['run', ...MATRIX, '--db', 'fresh.duckdb', '--resume'], cwd);
+    expect(fresh.code, fresh.stderr).toBe(0);
+    expect(fresh.stderr).toMatch(/^bench: --resume: no batch of this matrix in fresh\.duckdb; starting batch \S+$/m);
+    const other = bench(['run', ...MATRIX, '--db', 'errored.duckdb', '--batch-id', 'b-err', '--resume', '--window', '32k'], cwd);
+    expectOneLineError(other, /^bench: --resume: batch b-err in errored\.duckdb ran another matrix \(scenarios, strategies, parameters or settings differ\)/m);
   });
 });

@@ -181,7 +181,7 @@ export async function runCommand(options: RunOptions, argv: readonly string[]): 
     out.write(`Report:  ${path.resolve(options.report)}\n`);
   }
   if (abort.signal.aborted) {
-    throw new CtxbenchError('INTERRUPTED', `interrupted: ${saved.length} finished run(s) kept in ${options.db}`);
+    throw new CtxbenchError('INTERRUPTED', `interrupted: ${saved.length} finished run(s) kept in ${options.db}; the same command with --resume runs the rest`);
   }
 }
 
