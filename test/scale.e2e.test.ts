@@ -5,6 +5,7 @@
 import { spawn } from 'node:child_process';
 import { readdirSync } from 'node:fs';
 import path from 'node:path';
+import { DuckDBInstance } from '@duckdb/node-api';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { RunResult } from '../src/runner/types.js';
 import { ResultStore } from '../src/store/result-store.js';
@@ -187,5 +188,24 @@ describe('bench run --resume', () => {
     expect(fresh.stderr).toMatch(/^bench: --resume: no batch of this matrix in fresh\.duckdb; starting batch \S+$/m);
     const other = bench(['run', ...MATRIX, '--db', 'errored.duckdb', '--batch-id', 'b-err', '--resume', '--window', '32k'], cwd);
     expectOneLineError(other, /^bench: --resume: batch b-err in errored\.duckdb ran another matrix \(scenarios, strategies, parameters or settings differ\)/m);
+  });
+});
+
+describe('bench export --parquet', () => {
+  it('writes every table of the merged shards as Parquet that DuckDB reads back', async () => {
+    const r = bench(['export', '--parquet', 'parquet', '--db', 'merged/all.duckdb'], cwd);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toMatch(/^Exported batch matrix-[0-9a-f]{16} of merged\/all\.duckdb to .*parquet:\n/);
+    expect(r.stdout).toContain(`  runs.parquet: ${RUNS} row(s)\n`);
+    const runs = await runsIn(path.join(cwd, 'merged/all.duckdb'));
+    const probes = runs.reduce((n, run) => n + run.probes.length, 0);
+    expect(probes).toBeGreaterThan(0);
+    expect(r.stdout).toContain(`  probes.parquet: ${probes} row(s)\n`);
+    const duckdb = await (await DuckDBInstance.create(':memory:')).connect(); // another tool reading the files
+    const read = (await duckdb.runAndReadAll(`SELECT strategy, sum(steps)::INTEGER AS steps FROM read_parquet('${path.join(cwd, 'parquet/runs.parquet')}') GROUP BY strategy ORDER BY strategy`)).getRowObjectsJS();
+    duckdb.closeSync();
+    const steps = (strategy: string): number => runs.filter((run) => run.config.strategy === strategy).reduce((n, run) => n + run.summary.steps, 0);
+    expect(read).toEqual([{ strategy: 'masking', steps: steps('masking') }, { strategy: 'raw', steps: steps('raw') }]);
+    expectOneLineError(bench(['export', '--parquet', 'parquet', '--db', 'merged/all.duckdb', '--batch', 'nope'], cwd), /^bench: --batch nope: no such batch in merged\/all\.duckdb$/m);
   });
 });

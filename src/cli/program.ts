@@ -127,6 +127,15 @@ export function buildProgram(): Command {
     .action(async (files: string[], opts) => (await import('./commands/merge.js')).mergeCommand(files, opts));
 
   program
+    .command('export')
+    .description('Write every table of a results database (runs, steps, events, probes, batches, calibration) as one Parquet file each.')
+    .requiredOption('--parquet <dir>', 'folder for the <table>.parquet files (created; files there are overwritten)')
+    .option('--db <file>', 'DuckDB results file', DEFAULT_DB)
+    .option('--batch <id>', 'which `bench run` to export: a batch id, or "all" (default: the latest)')
+    .addHelpText('after', "\nExample:\n  bench export --parquet out/ --batch all && duckdb -c \"SELECT strategy, avg(input_tokens) FROM 'out/runs.parquet' GROUP BY 1\"")
+    .action(async (opts) => (await import('./commands/export.js')).exportCommand(opts));
+
+  program
     .command('baseline')
     .description('Write the metrics of every run of a batch (per strategy|scenario) to a JSON baseline for `bench check`.')
     .requiredOption('-o, --output <file>', 'baseline JSON to write (commit it)')

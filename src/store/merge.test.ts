@@ -3,13 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CtxbenchError } from '../core/errors.js';
-import { createTokenCounter } from '../core/tokens.js';
-import { createMockBackend } from '../llm/mock.js';
-import { runMatrix } from '../runner/matrix.js';
 import type { RunResult } from '../runner/types.js';
-import { select } from '../strategies/index.js';
-import { defaultParams } from '../strategies/params.js';
-import { scenarioOf, sweScenarioMessages } from '../../test/helpers/history.js';
+import { mockRuns } from '../../test/helpers/mock-runs.js';
 import { mergeDatabases } from './merge.js';
 import type { CalibrationRow } from './records.js';
 import { ResultStore } from './result-store.js';
@@ -18,16 +13,7 @@ let dir: string;
 let runs: RunResult[];
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'ctxbench-merge-'));
-  const counter = await createTokenCounter('o200k_base');
-  runs = await runMatrix({
-    scenarios: [1, 2].map((n) => ({ scenario: scenarioOf(sweScenarioMessages(6 * n, 400), `s${n}`), format: 'ctxbench' })),
-    entries: select(['raw,masking']).map((s) => ({ strategy: s.strategy, params: defaultParams(s.strategy.params) })),
-    backend: createMockBackend(counter),
-    counter,
-    batchId: 'matrix-1',
-    windowOverride: 2000,
-    onRun: async () => {},
-  });
+  runs = await mockRuns('matrix-1');
 });
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 

@@ -158,6 +158,11 @@ export class ResultStore {
     });
   }
 
+  /** The batch a `--batch` flag names: undefined for "all" (every batch); the latest when the flag is absent. */
+  async batchNamed(flag: string | undefined): Promise<string | undefined> {
+    return flag === 'all' ? undefined : (flag ?? (await this.latestBatchId()));
+  }
+
   /** The batch `batchId` with the fingerprint of the matrix it ran, if the file has it. */
   async findBatch(batchId: string): Promise<{ readonly fingerprint: string | undefined } | undefined> {
     return this.serially('cannot read batches', async () => {
