@@ -157,13 +157,15 @@ describe('bench run --resume', () => {
   });
 
   it('a second process on a results file in use gets one line, not a stack trace', async () => {
-    let locked: CliResult | undefined;
+    const locked: CliResult[] = [];
     // Every strategy over the bundled scenarios: still running when the second process tries.
     const signal = await killAfter(/\[1\/\d+\]/, ['-s', 'all', '--no-report', '--db', 'busy.duckdb'], () => {
-      locked = bench(['report', '--db', 'busy.duckdb'], cwd);
+      locked.push(bench(['report', '--db', 'busy.duckdb'], cwd), bench(['merge', 'busy.duckdb', '-o', 'busy-copy.duckdb'], cwd));
     });
     expect(signal).toBe('SIGKILL');
-    expectOneLineError(locked!, /^bench: busy\.duckdb: another process has it open \(DuckDB allows one writer\); wait for it or use another --db$/m);
+    expectOneLineError(locked[0]!, /^bench: busy\.duckdb: another process has it open \(DuckDB allows one writer\); wait for it or use another --db$/m);
+    expectOneLineError(locked[1]!, /^bench: busy\.duckdb: another process has it open \(DuckDB allows one writer\); wait for it$/m);
+    expect(readdirSync(cwd).filter((f) => f.startsWith('busy-copy'))).toEqual([]);
   });
 
   it('redoes runs a backend error ended', async () => {
