@@ -40,6 +40,9 @@ const configSchema = z
     mockSeed: text,
     priceModel: z.string(),
     calibrate: z.boolean(),
+    shard: z.string(),
+    batchId: z.string(),
+    resume: z.boolean(),
   })
   .partial()
   .strict();

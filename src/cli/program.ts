@@ -40,9 +40,12 @@ export function buildProgram(): Command {
     .option('--mock-seed <n>', 'mock LLM: seed of the recall draw', '1')
     .option('--no-calibrate', 'count tokens with the tokenizer as is, without the per-model correction fitted on recorded provider usage')
     .option('--price-model <name>', "price every run at this model's list prices (default: each scenario's model)")
+    .option('--shard <i/n>', 'run only shard i of n of the matrix (1-based; the same split on every machine); merge the shards\' --db files with `bench merge`')
+    .option('--batch-id <id>', 'store the runs under this batch id (default: a new one per run; for --shard, one derived from the matrix, the same in every shard)')
+    .option('--resume', 'after an interruption: continue the latest batch of the same matrix in --db, running only the runs it lacks (and redoing those a backend error ended); starts a new batch when there is none')
     .addHelpText(
       'after',
-      '\nExamples:\n  bench run --window 32k\n  bench run --strategy masking --param softThreshold=0.6 --scenario my-agent-logs/\n  bench run -s raw -s masking --scenario "logs/**/*.traj.json" --db results.duckdb --no-report',
+      '\nExamples:\n  bench run --window 32k\n  bench run --strategy masking --param softThreshold=0.6 --scenario my-agent-logs/\n  bench run -s raw -s masking --scenario "logs/**/*.traj.json" --db results.duckdb --no-report\n  bench run -s all --shard 2/4 --db shard-2.duckdb --no-report   (then: bench merge shard-*.duckdb -o all.duckdb)\n  bench run -s all --db results.duckdb --resume                  (after an interruption: only the missing runs)',
     )
     .option('--config <file>', 'settings file (default: ctxbench.config.yaml, .yml or .json in this folder); flags win over it')
     .action(async (opts, cmd: Command) => {
@@ -115,6 +118,23 @@ export function buildProgram(): Command {
     .option('-o, --output <file>', 'HTML file to write', DEFAULT_REPORT)
     .option('--batch <id>', 'which `bench run` to report: a batch id, or "all" (default: the latest)')
     .action(async (opts) => (await import('./commands/report.js')).reportCommand(opts));
+
+  program
+    .command('merge')
+    .description('Merge results databases (e.g. the --shard runs of a CI matrix) into one; refuses a run found in two of them, writes nothing then.')
+    .argument('<files...>', 'DuckDB results files written by `bench run`')
+    .requiredOption('-o, --output <file>', 'the merged database; an existing one keeps its runs and gets the others added')
+    .addHelpText('after', '\nExample:\n  bench merge shard-*.duckdb -o all.duckdb && bench report --db all.duckdb')
+    .action(async (files: string[], opts) => (await import('./commands/merge.js')).mergeCommand(files, opts));
+
+  program
+    .command('export')
+    .description('Write every table of a results database (runs, steps, events, probes, batches, calibration) as one Parquet file each.')
+    .requiredOption('--parquet <dir>', 'folder for the <table>.parquet files (created; files there are overwritten)')
+    .option('--db <file>', 'DuckDB results file', DEFAULT_DB)
+    .option('--batch <id>', 'which `bench run` to export: a batch id, or "all" (default: the latest)')
+    .addHelpText('after', "\nExample:\n  bench export --parquet out/ --batch all && duckdb -c \"SELECT strategy, avg(input_tokens) FROM 'out/runs.parquet' GROUP BY 1\"")
+    .action(async (opts) => (await import('./commands/export.js')).exportCommand(opts));
 
   program
     .command('baseline')

@@ -18,6 +18,7 @@ import { mkdir, readdir, readFile, rename, rm, rmdir, writeFile } from 'node:fs/
 import { join, resolve } from 'node:path';
 import { z } from 'zod';
 import { assistantMessage } from '../core/messages.js';
+import { stableJson } from '../core/stable-json.js';
 import type { Backend, ChatRequest, ChatResponse } from './types.js';
 
 /** The cache directory, relative to the current directory, when none is given. */
@@ -173,15 +174,6 @@ function sentMessage(message: Record<string, unknown>): unknown {
     sent['name'] = message['name'];
   }
   return sent;
-}
-
-/** JSON with object keys sorted at every level, so equal values always hash the same. */
-function stableJson(value: unknown): string {
-  return JSON.stringify(value, (_name, item: unknown) =>
-    item !== null && typeof item === 'object' && !Array.isArray(item)
-      ? Object.fromEntries(Object.entries(item as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
-      : item,
-  );
 }
 
 // ---- entries ----

@@ -36,3 +36,16 @@ describe('runMatrix', () => {
     expect([...three.saved].sort()).toEqual([...one.saved].sort());
   });
 });
+
+describe('runMatrix skip', () => {
+  it('runs only the jobs not skipped, with the results they have in the whole matrix', async () => {
+    const counter = await createTokenCounter('o200k_base');
+    const scenarios = [1, 2].map((n) => ({ scenario: scenarioOf(sweScenarioMessages(8 * n, 600, 200), `s${n}`), format: 'ctxbench' }));
+    const entries = select(['raw,masking']).map((s) => ({ strategy: s.strategy, params: defaultParams(s.strategy.params) }));
+    const options = { scenarios, entries, backend: createMockBackend(counter), counter, batchId: 'b', windowOverride: 2500, onRun: async () => {} };
+    const all = await runMatrix(options);
+    const some = await runMatrix({ ...options, skip: (scenario, entry) => scenario.id === 's1' && entry.strategy.name === 'masking' });
+    expect(some.map((r) => r.runId)).toEqual(['b/raw/s1', 'b/raw/s2', 'b/masking/s2']);
+    expect(some.map(outcome)).toEqual(all.filter((r) => r.runId !== 'b/masking/s1').map(outcome));
+  });
+});

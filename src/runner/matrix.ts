@@ -43,6 +43,8 @@ export interface MatrixOptions {
   readonly signal?: AbortSignal;
   /** Runs in flight at once (-j). Default 1. */
   readonly concurrency?: number | undefined;
+  /** Jobs to leave out (another shard's, or already run in a resumed batch). Default: none. */
+  readonly skip?: ((scenario: Scenario, entry: MatrixEntry) => boolean) | undefined;
 }
 
 export interface ResolvedWindow {
@@ -76,9 +78,9 @@ export function matrixSteps(scenarios: readonly LoadedScenario[], entries: reado
  */
 export async function runMatrix(options: MatrixOptions): Promise<RunResult[]> {
   const { scenarios, entries } = options;
-  const jobs: Job[] = scenarios.flatMap((loaded, s) =>
-    entries.map((entry, e) => ({ index: s * entries.length + e, loaded, entry })),
-  );
+  const jobs: Job[] = scenarios
+    .flatMap((loaded, s) => entries.map((entry, e) => ({ index: s * entries.length + e, loaded, entry })))
+    .filter(({ loaded, entry }) => !options.skip?.(loaded.scenario, entry));
   const results: (RunResult | undefined)[] = [];
   const warned = new Set<string>();
   const counters = new Map<number, TokenCounter>(); // one scaled counter per factor, sharing the base cache

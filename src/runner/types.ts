@@ -202,4 +202,6 @@ export interface BatchInfo {
   readonly createdAt: Date;
   readonly command: string;
   readonly version: string;
+  /** The matrix fingerprint (runner/fingerprint.ts), when known. */
+  readonly fingerprint?: string | undefined;
 }

@@ -15,17 +15,18 @@ export function shortReason(error: unknown): string {
   return reason.charAt(0).toLowerCase() + reason.slice(1);
 }
 
-/** Classifies a failure to open `file` as a database. */
-export function openError(file: string, error: unknown): CtxbenchError {
+/** Classifies a failure to open `file` as a database; `flag` is the option that named it, if any (hints name it). */
+export function openError(file: string, error: unknown, flag: string | null = '--db'): CtxbenchError {
   const message = error instanceof Error ? error.message : String(error);
   if (message.includes('Could not set lock on file')) {
     return new CtxbenchError(
       'STORE_LOCKED',
-      `${file}: another process has it open (DuckDB allows one writer); wait for it or use another --db`,
+      `${file}: another process has it open (DuckDB allows one writer); wait for it${flag === null ? '' : ` or use another ${flag}`}`,
     );
   }
   if (message.includes('not a valid DuckDB database file')) {
-    return new CtxbenchError('STORE_ERROR', `${file}: not a DuckDB database file; pass a ctxbench results database or a new path as --db`);
+    const hint = flag === null ? '' : `; pass a ctxbench results database or a new path as ${flag}`;
+    return new CtxbenchError('STORE_ERROR', `${file}: not a DuckDB database file${hint}`);
   }
-  return new CtxbenchError('STORE_ERROR', `--db ${file}: cannot open (${shortReason(error)})`);
+  return new CtxbenchError('STORE_ERROR', `${flag === null ? '' : `${flag} `}${file}: cannot open (${shortReason(error)})`);
 }

@@ -30,6 +30,7 @@ export function batchRow(batch: BatchInfo): BatchRow {
     created_at: batch.createdAt,
     command: batch.command,
     version: batch.version,
+    matrix_fingerprint: batch.fingerprint ?? null,
   };
 }
 

@@ -232,6 +232,32 @@ describe('ResultStore round trip', () => {
     expect(r3?.events).toHaveLength(3);
   });
 
+  it('finds batches by matrix fingerprint, reads run statuses and deletes runs whole', async () => {
+    const file = dbFile();
+    const store = await openStore(file);
+    await store.saveBatch({ ...batch('b1', new Date('2025-03-01T10:00:00Z')), fingerprint: 'fp-a' });
+    await store.saveBatch({ ...batch('b2', new Date('2025-03-02T10:00:00Z')), fingerprint: 'fp-b' });
+    await store.saveBatch({ ...batch('b3', new Date('2025-03-03T10:00:00Z')), fingerprint: 'fp-a' });
+    await store.saveBatch(batch('b4', new Date('2025-03-04T10:00:00Z')));
+    expect(await store.latestBatchId('fp-a')).toBe('b3');
+    expect(await store.latestBatchId('fp-b')).toBe('b2');
+    expect(await store.latestBatchId('fp-c')).toBeUndefined();
+    expect(await store.findBatch('b3')).toEqual({ fingerprint: 'fp-a' });
+    expect(await store.findBatch('b4')).toEqual({ fingerprint: undefined });
+    expect(await store.findBatch('nope')).toBeUndefined();
+
+    const base = makeRun('r1', 'b3');
+    await store.saveRun(base);
+    await store.saveRun(makeRun('r2', 'b3', { summary: { ...base.summary, status: 'error' } }));
+    await store.saveRun(makeRun('r3', 'b1'));
+    expect(await store.runStatuses('b3')).toEqual(new Map([['r1', 'overflow'], ['r2', 'error']]));
+
+    await store.deleteRuns(['r2', 'r3']);
+    expect((await store.loadRuns()).map((r) => r.runId)).toEqual(['r1']);
+    await store.close();
+    for (const table of ['steps', 'events', 'probes']) expect(await rawSql(file, `SELECT DISTINCT run_id FROM ${table}`)).toEqual([['r1']]);
+  });
+
   it('has no latest batch in a new database', async () => {
     const store = await openStore(dbFile());
     expect(await store.latestBatchId()).toBeUndefined();

@@ -7,11 +7,12 @@ import { mkdir } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import { LIST, VARCHAR, listValue, type DuckDBConnection, type DuckDBValue } from '@duckdb/node-api';
 import { CtxbenchError } from '../core/errors.js';
-import type { BatchInfo, RunResult } from '../runner/types.js';
+import type { BatchInfo, RunResult, RunStatus } from '../runner/types.js';
 import { openError, shortReason } from './errors.js';
 import { acquireInstance, releaseInstance } from './instances.js';
 import { batchRow, eventRows, probeRows, runFromRows, runRow, stepRows, type CalibrationRow } from './records.js';
-import { BATCHES, CALIBRATION, EVENTS, META, PROBES, RUNS, SCHEMA_VERSION, STEPS, TABLES, schemaSql } from './schema.js';
+import { checkLayout } from './layout.js';
+import { BATCHES, CALIBRATION, EVENTS, PROBES, RUNS, STEPS, schemaSql } from './schema.js';
 import { appendRows, readRows } from './table-io.js';
 
 export interface RunFilter {
@@ -74,52 +75,11 @@ export class ResultStore {
   }
 
   private async checkSchema(createSchema: boolean): Promise<void> {
-    const tables = (
-      await this.connection.runAndReadAll(
-        `SELECT table_schema, table_name FROM information_schema.tables WHERE table_catalog = current_database()`,
-      )
-    ).getRowObjectsJS();
-    if (tables.length === 0 && createSchema) {
-      // In one transaction: a half-created schema would later read as some other tool's database.
-      return this.transaction(async () => {
-        for (const sql of schemaSql()) await this.connection.run(sql);
-      });
-    }
-    if (!tables.some((t) => t.table_schema === 'main' && t.table_name === META.name)) {
-      throw new CtxbenchError('STORE_ERROR', `${this.file}: not a ctxbench results database (no ${META.name} table)`);
-    }
-    const meta = (
-      await this.connection.runAndReadAll(`SELECT value FROM ${META.name} WHERE key = 'schema_version'`)
-    ).getRowObjectsJS();
-    const version = Number(meta[0]?.value);
-    if (!Number.isInteger(version) || version < 1) {
-      throw new CtxbenchError('STORE_ERROR', `${this.file}: ${META.name} has no valid schema_version`);
-    }
-    if (version > SCHEMA_VERSION) {
-      throw new CtxbenchError(
-        'STORE_ERROR',
-        `${this.file}: written with results schema version ${version}, this ctxbench reads up to version ${SCHEMA_VERSION}; upgrade ctxbench`,
-      );
-    }
-    await this.checkColumns();
-  }
-
-  /** The Appender writes by position: every table must have exactly the declared columns, in order. */
-  private async checkColumns(): Promise<void> {
-    const rows = (
-      await this.connection.runAndReadAll(
-        `SELECT table_name, column_name FROM information_schema.columns WHERE table_schema = 'main' ORDER BY table_name, ordinal_position`,
-      )
-    ).getRowObjectsJS() as { table_name: string; column_name: string }[];
-    for (const table of TABLES) {
-      const found = rows.filter((r) => r.table_name === table.name).map((r) => r.column_name).join(',');
-      if (found !== Object.keys(table.columns).join(',')) {
-        throw new CtxbenchError(
-          'STORE_ERROR',
-          `${this.file}: its ${table.name} table has other columns than this ctxbench writes (an older or newer results layout); pass a new --db or delete the file`,
-        );
-      }
-    }
+    if ((await checkLayout(this.connection, { file: this.file, allowEmpty: createSchema })) === 'ctxbench') return;
+    // In one transaction: a half-created schema would later read as some other tool's database.
+    await this.transaction(async () => {
+      for (const sql of schemaSql()) await this.connection.run(sql);
+    });
   }
 
   async saveBatch(batch: BatchInfo): Promise<void> {
@@ -183,17 +143,64 @@ export class ResultStore {
     });
   }
 
-  /** The most recently created batch, if any. */
-  async latestBatchId(): Promise<string | undefined> {
+  /** The most recently created batch, if any; with `fingerprint`, the latest that ran that matrix. */
+  async latestBatchId(fingerprint?: string): Promise<string | undefined> {
     return this.serially('cannot read batches', async () => {
+      const where = fingerprint === undefined ? '' : 'WHERE matrix_fingerprint = $fingerprint';
       const rows = (
         await this.connection.runAndReadAll(
           // rowid breaks ties between batches created within the same microsecond.
-          `SELECT batch_id FROM ${BATCHES.name} ORDER BY created_at DESC, rowid DESC LIMIT 1`,
+          `SELECT batch_id FROM ${BATCHES.name} ${where} ORDER BY created_at DESC, rowid DESC LIMIT 1`,
+          fingerprint === undefined ? undefined : { fingerprint },
         )
       ).getRowObjectsJS();
       return rows[0]?.batch_id as string | undefined;
     });
+  }
+
+  /** The batch a `--batch` flag names: undefined for "all" (every batch); the latest when the flag is absent. */
+  async batchNamed(flag: string | undefined): Promise<string | undefined> {
+    return flag === 'all' ? undefined : (flag ?? (await this.latestBatchId()));
+  }
+
+  /** The batch `batchId` with the fingerprint of the matrix it ran, if the file has it. */
+  async findBatch(batchId: string): Promise<{ readonly fingerprint: string | undefined } | undefined> {
+    return this.serially('cannot read batches', async () => {
+      const rows = readRows<typeof BATCHES>(
+        await this.connection.runAndReadAll(`SELECT * FROM ${BATCHES.name} WHERE batch_id = $batchId`, { batchId }),
+      );
+      return rows[0] === undefined ? undefined : { fingerprint: rows[0].matrix_fingerprint ?? undefined };
+    });
+  }
+
+  /** How each run of a batch ended, by run id. */
+  async runStatuses(batchId: string): Promise<Map<string, RunStatus>> {
+    return this.serially('cannot read runs', async () => {
+      const rows = (
+        await this.connection.runAndReadAll(`SELECT run_id, status FROM ${RUNS.name} WHERE batch_id = $batchId`, { batchId })
+      ).getRowObjectsJS() as { run_id: string; status: RunStatus }[];
+      return new Map(rows.map((row) => [row.run_id, row.status]));
+    });
+  }
+
+  /** Deletes runs with their steps, events and probes, in one transaction: all of them or none. */
+  async deleteRuns(runIds: readonly string[]): Promise<void> {
+    if (runIds.length === 0) return;
+    await this.serially('cannot delete runs', () =>
+      this.transaction(async () => {
+        for (const table of [RUNS, STEPS, EVENTS, PROBES]) {
+          await this.connection.run(`DELETE FROM ${table.name} WHERE list_contains($ids, run_id)`, { ids: listValue([...runIds]) }, { ids: LIST(VARCHAR) });
+        }
+      }),
+    );
+  }
+
+  /**
+   * Runs `operation` on the store's connection, in turn with the store's other operations: for the
+   * store modules that work in SQL (merge, export). Its failures leave as STORE_ERROR naming `what`.
+   */
+  async use<T>(what: string, operation: (connection: DuckDBConnection) => Promise<T>): Promise<T> {
+    return this.serially(what, () => operation(this.connection));
   }
 
   /** Lets operations already requested finish, then releases the file. Safe to call twice. */

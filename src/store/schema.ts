@@ -33,7 +33,14 @@ export const META = table('ctxbench_meta', { key: 'VARCHAR', value: 'VARCHAR' },
 
 export const BATCHES = table(
   'batches',
-  { batch_id: 'VARCHAR', created_at: 'TIMESTAMP', command: 'VARCHAR', version: 'VARCHAR' },
+  {
+    batch_id: 'VARCHAR',
+    created_at: 'TIMESTAMP',
+    command: 'VARCHAR',
+    version: 'VARCHAR',
+    // What the batch ran (runner/fingerprint.ts): `--resume` continues the batch of the same matrix.
+    matrix_fingerprint: 'VARCHAR?',
+  },
   'batch_id',
 );
 

@@ -16,7 +16,7 @@ export interface ReportOptions {
 export async function reportCommand(options: ReportOptions): Promise<void> {
   const store = await ResultStore.openExisting(options.db);
   try {
-    const batchId = options.batch === 'all' ? undefined : (options.batch ?? (await store.latestBatchId()));
+    const batchId = await store.batchNamed(options.batch);
     const runs = await store.loadRuns(batchId === undefined ? {} : { batchId });
     if (runs.length === 0) {
       const which = options.batch ? `batch ${options.batch}` : 'it';

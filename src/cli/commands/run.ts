@@ -7,7 +7,12 @@ import path from 'node:path';
 import { CtxbenchError } from '../../core/errors.js';
 import { createTokenCounter } from '../../core/tokens.js';
 import { renderReport, writeReport } from '../../report/render.js';
-import { matrixSteps, runMatrix } from '../../runner/matrix.js';
+import { matrixFingerprint, sharedBatchId } from '../../runner/fingerprint.js';
+import { entryLabel, jobKey, matrixJobs, type MatrixJob } from '../../runner/jobs.js';
+import { runMatrix } from '../../runner/matrix.js';
+import { runId } from '../../runner/replay.js';
+import { planBatch, type BatchPlan } from '../../runner/resume.js';
+import { jobsOfShard, parseShard, type Shard } from '../../runner/shard.js';
 import type { RunResult } from '../../runner/types.js';
 import { loadScenarios, resolveScenarioPaths } from '../../scenarios/load.js';
 import { select } from '../../strategies/index.js';
@@ -15,7 +20,7 @@ import { parseAssignment, resolveParams } from '../../strategies/params.js';
 import { ResultStore } from '../../store/result-store.js';
 import { parseChoice, parseEncoding, parseFraction, parseTokenCount } from '../options.js';
 import { BUNDLED_SCENARIOS, VERSION } from '../paths.js';
-import { createProgress } from '../progress.js';
+import { createProgress, type Progress } from '../progress.js';
 import { openBackend } from '../backend.js';
 import { calibrate, calibrationLine, calibrationRow } from '../calibration.js';
 import { runTable, strategyTable, successTable, usageLine } from '../summary.js';
@@ -44,6 +49,11 @@ export interface RunOptions {
   readonly mockSeed: string;
   readonly calibrate: boolean;
   readonly priceModel?: string;
+  /** `i/n`: run only shard i of n of the matrix. */
+  readonly shard?: string;
+  readonly batchId?: string;
+  /** Continue the latest batch of the same matrix in --db: run only what it lacks. */
+  readonly resume?: boolean;
 }
 
 const MAX_RUN_ROWS = 60;
@@ -68,9 +78,16 @@ export async function runCommand(options: RunOptions, argv: readonly string[]): 
   const probeMode = parseChoice('--probes', options.probes, PROBE_MODES);
   const windowOverride = options.window === undefined ? undefined : parseTokenCount('--window', options.window);
   const encoding = parseEncoding(options.encoding);
+  const shard = options.shard === undefined ? undefined : parseShard(options.shard);
+  if (options.batchId !== undefined && !/^[\w.:-]+$/.test(options.batchId)) {
+    throw new CtxbenchError('OPTION_INVALID', `--batch-id ${options.batchId}: expected letters, digits, and . _ : - only`);
+  }
   const files = await resolveScenarioPaths(options.scenario ?? [BUNDLED_SCENARIOS]);
   const scenarios = [];
   for (const file of files) scenarios.push(...(await loadScenarios(file)));
+  const entries = selections.map((s) => ({ strategy: s.strategy, preset: s.preset?.name, params: params.get(s.name)! }));
+  const jobs = matrixJobs(scenarios, entries);
+  const mine = shard === undefined ? jobs : jobsOfShard(jobs, shard);
 
   const counter = await createTokenCounter(encoding);
   const opened = await openBackend(
@@ -85,10 +102,22 @@ export async function runCommand(options: RunOptions, argv: readonly string[]): 
   );
   // Live servers answer several requests at once; a local Ollama is usually busy with one.
   const concurrency = options.concurrency === undefined ? (options.model.startsWith('openai:') ? 4 : 1) : parseTokenCount('-j', options.concurrency, 1);
+  const fingerprint = matrixFingerprint({
+    scenarios,
+    entries,
+    settings: {
+      window: windowOverride,
+      model: options.model,
+      backendOptions: opened.options,
+      maxOutputTokens: opened.maxOutputTokens,
+      encoding,
+      calibrate: options.calibrate,
+      priceModel: options.priceModel,
+    },
+  });
   const out = process.stdout;
   const store = await ResultStore.open(options.db);
-  const entries = selections.map((s) => ({ strategy: s.strategy, preset: s.preset?.name, params: params.get(s.name)! }));
-  const progress = createProgress(scenarios.length * entries.length, matrixSteps(scenarios, entries));
+  let progress: Progress | undefined;
   const abort = new AbortController();
   const onSigint = (): void => {
     if (abort.signal.aborted) process.exit(130);
@@ -100,12 +129,24 @@ export async function runCommand(options: RunOptions, argv: readonly string[]): 
   try {
     const calibration = options.calibrate ? calibrate(scenarios.map((s) => s.scenario), counter) : [];
     calibration.forEach((c) => out.write(`${calibrationLine(c)}\n`));
-    const batchId = newBatchId();
-    await store.saveBatch({ batchId, createdAt: new Date(), command: ['bench', ...argv].join(' '), version: VERSION });
-    await store.saveCalibration(calibration.map((c) => calibrationRow(batchId, c)));
+    const { batchId, isNew, plan } = await startBatch(store, options, fingerprint, shard, mine);
+    if (shard !== undefined) out.write(`Shard ${shard.index}/${shard.count}: ${mine.length} of the matrix's ${jobs.length} runs, batch ${batchId}\n`);
+    if (!isNew && options.resume) {
+      const redone = plan.redo.length > 0 ? ` (${plan.redo.length} ended with a backend error: run again)` : '';
+      out.write(`Resuming batch ${batchId}: ${plan.kept.length} finished run(s) kept, ${plan.toRun.length} to run${redone}\n`);
+    }
+    if (plan.kept.length > 0) saved.push(...(await store.loadRuns({ runIds: plan.kept })));
+    await store.deleteRuns(plan.redo);
+    if (isNew) {
+      await store.saveBatch({ batchId, createdAt: new Date(), command: ['bench', ...argv].join(' '), version: VERSION, fingerprint });
+      await store.saveCalibration(calibration.map((c) => calibrationRow(batchId, c)));
+    }
+    const todo = new Set(plan.toRun.map((job) => job.key));
+    const started = (progress = createProgress(todo.size, plan.toRun.reduce((n, job) => n + job.weight, 0)));
     await runMatrix({
       scenarios,
       entries,
+      skip: (scenario, entry) => !todo.has(jobKey(entryLabel(entry), scenario.id)),
       concurrency,
       backend: opened.backend,
       backendOptions: opened.options,
@@ -117,16 +158,16 @@ export async function runCommand(options: RunOptions, argv: readonly string[]): 
       calibration: new Map(calibration.map((c) => [c.key, c.factor])),
       priceModel: options.priceModel,
       signal: abort.signal,
-      onStep: (_done, _total, promptTokens) => progress.step(promptTokens),
+      onStep: (_done, _total, promptTokens) => started.step(promptTokens),
       onWarning: (message) => process.stderr.write(`bench: warning: ${message}\n`),
       onRun: async (run) => {
         await store.saveRun(run);
         saved.push(run);
-        progress.runFinished(run);
+        started.runFinished(run);
       },
     });
   } finally {
-    progress.stop();
+    progress?.stop();
     process.off('SIGINT', onSigint);
     await store.close();
   }
@@ -145,6 +186,48 @@ export async function runCommand(options: RunOptions, argv: readonly string[]): 
     out.write(`Report:  ${path.resolve(options.report)}\n`);
   }
   if (abort.signal.aborted) {
-    throw new CtxbenchError('INTERRUPTED', `interrupted: ${saved.length} finished run(s) kept in ${options.db}`);
+    throw new CtxbenchError('INTERRUPTED', `interrupted: ${saved.length} finished run(s) kept in ${options.db}; the same command with --resume runs the rest`);
   }
+}
+
+interface PlannedJob extends MatrixJob {
+  readonly runId: string;
+}
+
+/**
+ * The batch this invocation writes to, and what it runs there. Shards of one matrix share a batch id
+ * derived from its fingerprint; --resume continues the latest batch of the same matrix. Runs already
+ * in the batch are kept with --resume and refused without it (they would be doubled).
+ */
+async function startBatch(
+  store: ResultStore,
+  options: RunOptions,
+  fingerprint: string,
+  shard: Shard | undefined,
+  jobs: readonly MatrixJob[],
+): Promise<{ batchId: string; isNew: boolean; plan: BatchPlan<PlannedJob> }> {
+  const batchId =
+    options.batchId ??
+    (shard !== undefined ? sharedBatchId(fingerprint) : options.resume ? ((await store.latestBatchId(fingerprint)) ?? newBatchId()) : newBatchId());
+  const planned = jobs.map((job) => ({ ...job, runId: runId(batchId, job.label, job.loaded.scenario.id) }));
+  const existing = await store.findBatch(batchId);
+  if (existing === undefined) {
+    if (options.resume) process.stderr.write(`bench: --resume: no batch of this matrix in ${options.db}; starting batch ${batchId}\n`);
+    return { batchId, isNew: true, plan: planBatch(planned, new Map()) };
+  }
+  if (options.resume && existing.fingerprint !== fingerprint) {
+    throw new CtxbenchError(
+      'OPTION_INVALID',
+      `--resume: batch ${batchId} in ${options.db} ran another matrix (scenarios, strategies, parameters or settings differ); pass the flags it ran with, or drop --resume`,
+    );
+  }
+  const plan = planBatch(planned, await store.runStatuses(batchId));
+  const already = plan.kept.length + plan.redo.length;
+  if (!options.resume && already > 0) {
+    throw new CtxbenchError(
+      'OPTION_INVALID',
+      `--db ${options.db}: batch ${batchId} already has ${already} of these ${jobs.length} runs; pass --resume to run only the missing ones, or another --batch-id`,
+    );
+  }
+  return { batchId, isNew: false, plan };
 }

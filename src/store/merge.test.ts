@@ -1,0 +1,108 @@
+import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CtxbenchError } from '../core/errors.js';
+import type { RunResult } from '../runner/types.js';
+import { mockRuns } from '../../test/helpers/mock-runs.js';
+import { mergeDatabases } from './merge.js';
+import type { CalibrationRow } from './records.js';
+import { ResultStore } from './result-store.js';
+
+let dir: string;
+let runs: RunResult[];
+beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'ctxbench-merge-'));
+  runs = await mockRuns('matrix-1');
+});
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+const calibration: CalibrationRow = {
+  batch_id: 'matrix-1', model: 'gpt-4o', encoding: 'o200k_base', factor: 1.17, samples: 12,
+  mape_before: 0.14, mpe_before: -0.14, mape_after: 0.02, mpe_after: 0.006,
+};
+
+/** A results file holding `runs` of batch matrix-1 (as a shard writes it), under `name`. */
+async function shardFile(name: string, shardRuns: readonly RunResult[], command = `bench run --shard ${name}`): Promise<string> {
+  const file = join(dir, name);
+  const store = await ResultStore.open(file);
+  await store.saveBatch({ batchId: 'matrix-1', createdAt: new Date('2025-05-01T10:00:00Z'), command, version: '0.1.0', fingerprint: 'fp' });
+  await store.saveCalibration([calibration]);
+  for (const run of shardRuns) await store.saveRun(run);
+  await store.close();
+  return file;
+}
+
+async function read<T>(file: string, body: (store: ResultStore) => Promise<T>): Promise<T> {
+  const store = await ResultStore.openExisting(file);
+  try {
+    return await body(store);
+  } finally {
+    await store.close();
+  }
+}
+
+const rejection = async (promise: Promise<unknown>): Promise<CtxbenchError> => {
+  const error = await promise.then(() => undefined, (e: unknown) => e);
+  expect(error).toBeInstanceOf(CtxbenchError);
+  return error as CtxbenchError;
+};
+
+describe('mergeDatabases', () => {
+  it('copies every run with its steps, events and probes; one batch row and one calibration row per shared batch', async () => {
+    const a = await shardFile('a.duckdb', runs.slice(0, 1));
+    const b = await shardFile('b.duckdb', runs.slice(1));
+    const output = join(dir, 'out', 'all.duckdb');
+    expect(await mergeDatabases([a, b], output)).toEqual({ sources: [a, b], batches: 1, runs: runs.length });
+    const merged = await read(output, (store) => store.loadRuns());
+    const byId = (x: RunResult, y: RunResult): number => x.runId.localeCompare(y.runId);
+    expect([...merged].sort(byId)).toEqual([...runs].sort(byId));
+    const tables = await read(output, (store) =>
+      store.use('count', async (c) => (await c.runAndReadAll('SELECT (SELECT count(*) FROM batches), (SELECT count(*) FROM calibration), (SELECT command FROM batches)')).getRowsJS()),
+    );
+    expect(tables).toEqual([[1n, 1n, 'bench run --shard a.duckdb']]);
+  });
+
+  it('adds to an existing output, keeping its runs', async () => {
+    const output = await shardFile('existing.duckdb', runs.slice(0, 2));
+    const more = await shardFile('more.duckdb', runs.slice(2));
+    expect(await mergeDatabases([more], output)).toMatchObject({ sources: [output, more], runs: runs.length });
+    expect((await read(output, (store) => store.loadRuns())).length).toBe(runs.length);
+  });
+
+  it('refuses a run found in two inputs, naming it and both files, and writes nothing', async () => {
+    const a = await shardFile('dup-a.duckdb', runs.slice(0, 2));
+    const b = await shardFile('dup-b.duckdb', runs.slice(1, 3));
+    const output = join(dir, 'dup', 'all.duckdb');
+    const error = await rejection(mergeDatabases([a, b], output));
+    expect(error.message).toBe(`run ${runs[1]!.runId} is in both ${a} and ${b}: merging would double it; nothing was written`);
+    expect(readdirSync(join(dir, 'dup'))).toEqual([]);
+  });
+
+  it('refuses a run that the existing output already has, and leaves the output as it was', async () => {
+    const output = await shardFile('kept.duckdb', runs.slice(0, 1));
+    const again = await shardFile('again.duckdb', runs.slice(0, 1));
+    const error = await rejection(mergeDatabases([again], output));
+    expect(error.message).toContain(`is in both ${output} and ${again}`);
+    expect((await read(output, (store) => store.loadRuns())).map((r) => r.runId)).toEqual([runs[0]!.runId]);
+    expect(readdirSync(dir).filter((f) => f.includes('merging'))).toEqual([]);
+  });
+
+  it('checks every input: exists, is a DuckDB file, has this ctxbench layout; and refuses a file named twice', async () => {
+    const good = await shardFile('good.duckdb', runs.slice(0, 1));
+    const output = join(dir, 'never.duckdb');
+    expect((await rejection(mergeDatabases([good, join(dir, 'missing.duckdb')], output))).message).toBe(`${join(dir, 'missing.duckdb')}: no such results database`);
+    const text = join(dir, 'text.duckdb');
+    writeFileSync(text, 'not a database\n'.repeat(300));
+    expect((await rejection(mergeDatabases([good, text], output))).message).toBe(`${text}: not a DuckDB database file`);
+    const older = await shardFile('older.duckdb', []);
+    await read(older, (store) =>
+      store.use('alter', async (c) => {
+        await c.run('ALTER TABLE batches DROP COLUMN matrix_fingerprint');
+      }),
+    );
+    expect((await rejection(mergeDatabases([good, older], output))).message).toMatch(new RegExp(`^${older.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}: its batches table has other columns than this ctxbench writes`));
+    expect((await rejection(mergeDatabases([good, good], output))).message).toBe(`${good}: named twice; merge each file once`);
+    expect(readdirSync(dir).filter((f) => f.startsWith('never'))).toEqual([]);
+  });
+});

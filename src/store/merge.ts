@@ -1,0 +1,109 @@
+/**
+ * `bench merge`: combines results databases (the shards of a matrix, runs from several machines) into
+ * one. Each input is ATTACHed read-only and checked like any results file; a run id found in two
+ * inputs is refused, because one of the two would be lost or doubled. The merge is built in a temp
+ * file next to the output and renamed over it at the end, so a refused or failed merge leaves
+ * nothing behind, and an existing output is either kept whole or replaced by a file that contains it.
+ */
+import { randomBytes } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { mkdir, rename, rm } from 'node:fs/promises';
+import { dirname, resolve } from 'node:path';
+import type { DuckDBConnection } from '@duckdb/node-api';
+import { CtxbenchError } from '../core/errors.js';
+import { openError, shortReason } from './errors.js';
+import { checkLayout } from './layout.js';
+import { ResultStore } from './result-store.js';
+import { BATCHES, CALIBRATION, EVENTS, PROBES, RUNS, STEPS, type TableDef } from './schema.js';
+import { sqlString } from './sql.js';
+
+export interface MergeResult {
+  /** The files merged, the existing output first when there was one. */
+  readonly sources: readonly string[];
+  readonly batches: number;
+  readonly runs: number;
+}
+
+/** Tables holding runs' rows: copied whole, since run ids are unique across the sources. */
+const RUN_TABLES: readonly TableDef[] = [RUNS, STEPS, EVENTS, PROBES];
+
+export async function mergeDatabases(inputs: readonly string[], output: string): Promise<MergeResult> {
+  const sources = mergeSources(inputs, output);
+  const target = resolve(output);
+  const temp = `${target}.merging-${randomBytes(4).toString('hex')}`;
+  try {
+    await mkdir(dirname(target), { recursive: true });
+  } catch (error) {
+    throw new CtxbenchError('STORE_ERROR', `-o ${output}: cannot create (${shortReason(error)})`);
+  }
+  let store: ResultStore | undefined;
+  try {
+    store = await ResultStore.open(temp);
+    const counts = await store.use(`cannot merge into ${output}`, (connection) => copySources(connection, sources));
+    await store.close();
+    await rename(temp, target);
+    return { sources, ...counts };
+  } catch (error) {
+    await store?.close();
+    await Promise.all([rm(temp, { force: true }), rm(`${temp}.wal`, { force: true })]);
+    throw error;
+  }
+}
+
+/** The inputs, each once, after the output when it already exists (its runs are kept). */
+function mergeSources(inputs: readonly string[], output: string): string[] {
+  const seen = new Map<string, string>();
+  for (const file of [...(existsSync(output) ? [output] : []), ...inputs]) {
+    const path = resolve(file);
+    if (!existsSync(path)) throw new CtxbenchError('STORE_ERROR', `${file}: no such results database`);
+    const earlier = seen.get(path);
+    // The output named again as an input means "merge into it"; an input named twice is a slip.
+    if (earlier !== undefined && path !== resolve(output)) throw new CtxbenchError('OPTION_INVALID', `${file}: named twice; merge each file once`);
+    if (earlier === undefined) seen.set(path, file);
+  }
+  return [...seen.values()];
+}
+
+async function copySources(connection: DuckDBConnection, sources: readonly string[]): Promise<{ batches: number; runs: number }> {
+  const aliases = sources.map((_, i) => `source${i}`);
+  for (const [i, file] of sources.entries()) {
+    try {
+      await connection.run(`ATTACH ${sqlString(resolve(file))} AS ${aliases[i]} (READ_ONLY)`);
+    } catch (error) {
+      throw openError(file, error, null);
+    }
+    await checkLayout(connection, { file, catalog: aliases[i] });
+  }
+  await refuseSharedRuns(connection, sources, aliases);
+  for (const alias of aliases) {
+    // Shards of one matrix share their batch: its first row stays.
+    await connection.run(`${insert(BATCHES, alias)} WHERE batch_id NOT IN (SELECT batch_id FROM ${BATCHES.name})`);
+    for (const table of RUN_TABLES) await connection.run(insert(table, alias));
+    // Every shard stores the calibration of the whole matrix: one copy of each row.
+    await connection.run(`${insert(CALIBRATION, alias)} EXCEPT SELECT ${columnList(CALIBRATION)} FROM ${CALIBRATION.name}`);
+  }
+  const count = async (table: TableDef): Promise<number> => Number((await connection.runAndReadAll(`SELECT count(*) FROM ${table.name}`)).getRows()[0]![0]);
+  await connection.run('CHECKPOINT');
+  return { batches: await count(BATCHES), runs: await count(RUNS) };
+}
+
+const columnList = (table: TableDef): string => Object.keys(table.columns).join(', ');
+
+/** By column name, not position, so a merge never shifts a column. */
+const insert = (table: TableDef, alias: string): string =>
+  `INSERT INTO ${table.name} (${columnList(table)}) SELECT ${columnList(table)} FROM ${alias}.${table.name}`;
+
+async function refuseSharedRuns(connection: DuckDBConnection, sources: readonly string[], aliases: readonly string[]): Promise<void> {
+  const all = aliases.map((alias, i) => `SELECT run_id, ${i} AS source FROM ${alias}.${RUNS.name}`).join(' UNION ALL ');
+  const [shared] = (
+    await connection.runAndReadAll(
+      `SELECT run_id, list(source ORDER BY source) AS sources FROM (${all}) GROUP BY run_id HAVING count(*) > 1 ORDER BY run_id LIMIT 1`,
+    )
+  ).getRowObjectsJS() as { run_id: string; sources: number[] }[];
+  if (shared === undefined) return;
+  const [a, b] = shared.sources;
+  throw new CtxbenchError(
+    'STORE_ERROR',
+    `run ${shared.run_id} is in both ${sources[a!]} and ${sources[b!]}: merging would double it; nothing was written`,
+  );
+}

@@ -1,0 +1,24 @@
+/**
+ * Real runs for store tests: a small matrix (2 scenarios x raw, masking) replayed on the mock.
+ */
+import { createTokenCounter } from '../../src/core/tokens.js';
+import { createMockBackend } from '../../src/llm/mock.js';
+import { runMatrix } from '../../src/runner/matrix.js';
+import type { RunResult } from '../../src/runner/types.js';
+import { select } from '../../src/strategies/index.js';
+import { defaultParams } from '../../src/strategies/params.js';
+import { scenarioOf, sweScenarioMessages } from './history.js';
+
+/** Four runs of batch `batchId`: raw overflows the 2,000-token window, masking restarts. */
+export async function mockRuns(batchId: string): Promise<RunResult[]> {
+  const counter = await createTokenCounter('o200k_base');
+  return runMatrix({
+    scenarios: [1, 2].map((n) => ({ scenario: scenarioOf(sweScenarioMessages(6 * n, 400), `s${n}`), format: 'ctxbench' })),
+    entries: select(['raw,masking']).map((s) => ({ strategy: s.strategy, params: defaultParams(s.strategy.params) })),
+    backend: createMockBackend(counter),
+    counter,
+    batchId,
+    windowOverride: 2000,
+    onRun: async () => {},
+  });
+}
