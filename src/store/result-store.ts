@@ -10,7 +10,7 @@ import { CtxbenchError } from '../core/errors.js';
 import type { BatchInfo, RunResult } from '../runner/types.js';
 import { openError, shortReason } from './errors.js';
 import { acquireInstance, releaseInstance } from './instances.js';
-import { batchRow, eventRows, probeRows, runFromRows, runRow, stepRows, type CalibrationRow } from './records.js';
+import { batchFromRow, batchRow, eventRows, probeRows, runFromRows, runRow, stepRows, type CalibrationRow } from './records.js';
 import { BATCHES, CALIBRATION, EVENTS, META, PROBES, RUNS, SCHEMA_VERSION, STEPS, TABLES, schemaSql } from './schema.js';
 import { appendRows, readRows } from './table-io.js';
 
@@ -101,6 +101,13 @@ export class ResultStore {
         `${this.file}: written with results schema version ${version}, this ctxbench reads up to version ${SCHEMA_VERSION}; upgrade ctxbench`,
       );
     }
+    if (version < SCHEMA_VERSION) {
+      // No migration: an old file lacks what newer runs record (e.g. the text of summaries).
+      throw new CtxbenchError(
+        'STORE_ERROR',
+        `${this.file}: written by an older ctxbench (results schema version ${version}, this one reads version ${SCHEMA_VERSION}); run \`bench run\` again into a new --db, or use the ctxbench version that wrote it`,
+      );
+    }
     await this.checkColumns();
   }
 
@@ -180,6 +187,19 @@ export class ResultStore {
         readRows<typeof PROBES>(await query(`SELECT * FROM ${PROBES.name} WHERE run_id IN (${selected}) ORDER BY run_id, step, probe_id`)),
       );
       return runs.map((row) => runFromRows(row, steps.get(row.run_id) ?? [], events.get(row.run_id) ?? [], probes.get(row.run_id) ?? []));
+    });
+  }
+
+  /** The batches with these ids (every batch when none are given), oldest first. */
+  async loadBatches(batchIds?: readonly string[]): Promise<BatchInfo[]> {
+    return this.serially('cannot read batches', async () => {
+      const where = batchIds === undefined ? '' : ' WHERE list_contains($ids, batch_id)';
+      const reader = await this.connection.runAndReadAll(
+        `SELECT * FROM ${BATCHES.name}${where} ORDER BY created_at, rowid`,
+        batchIds === undefined ? undefined : { ids: listValue([...batchIds]) },
+        batchIds === undefined ? undefined : { ids: LIST(VARCHAR) },
+      );
+      return readRows<typeof BATCHES>(reader).map(batchFromRow);
     });
   }
 

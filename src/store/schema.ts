@@ -6,7 +6,7 @@
  */
 
 /** Bump when the layout changes incompatibly; older ctxbench versions then refuse the file. */
-export const SCHEMA_VERSION = 1;
+export const SCHEMA_VERSION = 2;
 
 export type ColumnType = 'INTEGER' | 'BIGINT' | 'DOUBLE' | 'VARCHAR' | 'TIMESTAMP';
 type ColumnSpec = ColumnType | `${ColumnType}?`;
@@ -33,7 +33,7 @@ export const META = table('ctxbench_meta', { key: 'VARCHAR', value: 'VARCHAR' },
 
 export const BATCHES = table(
   'batches',
-  { batch_id: 'VARCHAR', created_at: 'TIMESTAMP', command: 'VARCHAR', version: 'VARCHAR' },
+  { batch_id: 'VARCHAR', created_at: 'TIMESTAMP', command: 'VARCHAR', version: 'VARCHAR', git_sha: 'VARCHAR?' },
   'batch_id',
 );
 
@@ -123,6 +123,9 @@ export const EVENTS = table('events', {
   detail: 'VARCHAR',
   tokens_before: 'INTEGER?',
   tokens_after: 'INTEGER?',
+  // Version 2: the messages an event acted on (a JSON array) and the text a strategy wrote.
+  message_ids_json: 'VARCHAR?',
+  text: 'VARCHAR?',
 });
 
 export const PROBES = table('probes', {
