@@ -49,6 +49,9 @@ export class ResultStore {
   static async openExisting(file: string): Promise<ResultStore> {
     const path = resolve(file);
     if (!existsSync(path)) throw new CtxbenchError('STORE_ERROR', `${file}: no such results database`);
+    if (statSync(path).isFile() && statSync(path).size === 0) {
+      throw new CtxbenchError('STORE_ERROR', `${file}: an empty file, not a results database; run \`bench run --db ${file}\` first`);
+    }
     return ResultStore.connect(file, path, false);
   }
 

@@ -8,13 +8,14 @@ import { CtxbenchError } from '../../core/errors.js';
 import { createTokenCounter } from '../../core/tokens.js';
 import { renderReport, writeReport } from '../../report/render.js';
 import { matrixSteps, runMatrix } from '../../runner/matrix.js';
-import type { RunResult } from '../../runner/types.js';
+import type { BatchInfo, RunResult } from '../../runner/types.js';
 import { loadScenarios, resolveScenarioPaths } from '../../scenarios/load.js';
 import { select } from '../../strategies/index.js';
 import { parseAssignment, resolveParams } from '../../strategies/params.js';
 import { ResultStore } from '../../store/result-store.js';
 import { parseEncoding, parseFraction, parseTokenCount } from '../options.js';
-import { BUNDLED_SCENARIOS, VERSION } from '../paths.js';
+import { gitRevision } from '../git-revision.js';
+import { BUNDLED_SCENARIOS, PACKAGE_ROOT, VERSION } from '../paths.js';
 import { createProgress } from '../progress.js';
 import { openBackend } from '../backend.js';
 import { calibrate, calibrationLine, calibrationRow } from '../calibration.js';
@@ -93,11 +94,13 @@ export async function runCommand(options: RunOptions, argv: readonly string[]): 
   };
   process.on('SIGINT', onSigint);
   const saved: RunResult[] = [];
+  let batch: BatchInfo | undefined;
   try {
     const calibration = options.calibrate ? calibrate(scenarios.map((s) => s.scenario), counter) : [];
     calibration.forEach((c) => out.write(`${calibrationLine(c)}\n`));
-    const batchId = newBatchId();
-    await store.saveBatch({ batchId, createdAt: new Date(), command: ['bench', ...argv].join(' '), version: VERSION });
+    batch = { batchId: newBatchId(), createdAt: new Date(), command: ['bench', ...argv].join(' '), version: VERSION, gitSha: gitRevision(PACKAGE_ROOT) };
+    const { batchId } = batch;
+    await store.saveBatch(batch);
     await store.saveCalibration(calibration.map((c) => calibrationRow(batchId, c)));
     await runMatrix({
       scenarios,
@@ -135,7 +138,7 @@ export async function runCommand(options: RunOptions, argv: readonly string[]): 
   if (cache && opened.cache?.enabled) out.write(`\nCache: ${cache.hits} hit(s), ${cache.misses} request(s) sent (${opened.cache.dir})\n`);
   out.write(`\nResults: ${path.resolve(options.db)}\n`);
   if (options.report !== false) {
-    const html = renderReport(saved, { generatedAt: new Date(), version: VERSION, database: path.resolve(options.db) });
+    const html = renderReport(saved, { generatedAt: new Date(), version: VERSION, database: path.resolve(options.db), batches: batch ? [batch] : [] });
     await writeReport(options.report, html);
     out.write(`Report:  ${path.resolve(options.report)}\n`);
   }
