@@ -1,126 +1,211 @@
 /**
- * Opens a rendered report in a real Chromium from file://, the way users open it. Needs Debian's
- * chromium at /usr/bin/chromium; without it this test fails on purpose (CI installs it).
+ * Opens rendered reports in a real Chromium from file://, the way users open them: one built by the
+ * CLI from the bundled suite plus a scenario made to inject script, one from hand-built runs whose
+ * numbers the assertions know. Needs Debian's chromium at /usr/bin/chromium; without it these tests
+ * fail on purpose (CI installs it). Screenshots go to test-results/ as artifacts.
  */
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { chromium, type Page } from 'playwright-core';
+import { chromium, type Browser, type Page } from 'playwright-core';
 import { expect, it } from 'vitest';
-import { sampleRuns } from './helpers/report-fixtures.js';
 import { renderReport, writeReport } from '../src/report/render.js';
+import { bench, ROOT, tempDir } from './helpers/cli.js';
+import { HOSTILE_SCENARIO_ID, HOSTILE_SCENARIO_TITLE, hostileScenario } from './helpers/hostile-scenario.js';
+import { sampleRuns } from './helpers/report-fixtures.js';
 
 const CHROMIUM = '/usr/bin/chromium';
-const SCREENSHOT = join(import.meta.dirname, '..', 'test-results', 'report.png');
+const ARTIFACTS = join(import.meta.dirname, '..', 'test-results');
 
-// Launched inside the test, not in a hook, so a missing browser reports this test as failed, not skipped.
-it('renders every chart offline and sorts the summary, without errors or injected scripts running', async () => {
-  const browser = await chromium.launch({
+/** A page that records everything that would mean a broken or leaking report. */
+async function withPage(run: (page: Page, problems: string[]) => Promise<void>): Promise<void> {
+  // Launched inside the test, not in a hook, so a missing browser reports the test as failed, not skipped.
+  const browser: Browser = await chromium.launch({
     executablePath: CHROMIUM,
-    args: [
-      '--headless',
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-quic',
-      '--no-first-run',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-    ],
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
   });
-  const dir = mkdtempSync(join(tmpdir(), 'ctxbench-report-browser-'));
+  try {
+    const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+    const problems: string[] = [];
+    page.on('console', (msg) => {
+      if (msg.type() === 'error') problems.push(`console: ${msg.text()}`);
+    });
+    page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
+    page.on('dialog', (dialog) => {
+      problems.push(`dialog: ${dialog.message()}`);
+      void dialog.dismiss();
+    });
+    page.on('request', (request) => {
+      if (!/^(file|data):/.test(request.url())) problems.push(`request: ${request.url()}`);
+    });
+    await run(page, problems);
+  } finally {
+    await browser.close();
+  }
+}
+
+/** The checks every page ends with: no injected script ran, nothing went wrong; then the screenshot artifact. */
+async function finish(page: Page, problems: readonly string[], screenshot: string): Promise<void> {
+  expect(await page.evaluate(() => (globalThis as { __pwned?: unknown }).__pwned)).toBeUndefined();
+  mkdirSync(ARTIFACTS, { recursive: true });
+  await page.screenshot({ path: join(ARTIFACTS, screenshot), fullPage: true });
+  expect(problems).toEqual([]);
+}
+
+/** Painted pixels of a chart's canvas: uPlot draws on a transparent canvas, so an empty chart has none. */
+const paintedPixels = (page: Page, selector: string): Promise<number[]> =>
+  page.locator(selector).evaluateAll((canvases) =>
+    canvases.map((element) => {
+      // No DOM lib in the test's types: the canvas as far as this reads it.
+      const canvas = element as unknown as { width: number; height: number; getContext(kind: '2d'): { getImageData(x: number, y: number, w: number, h: number): { data: Uint8ClampedArray } } };
+      const { data } = canvas.getContext('2d').getImageData(0, 0, canvas.width, canvas.height);
+      let painted = 0;
+      for (let i = 3; i < data.length; i += 4) if (data[i]! > 0) painted++;
+      return painted;
+    }),
+  );
+
+/** The visible summary table's strategies, top to bottom. */
+const summaryOrder = (page: Page): Promise<(string | null)[]> =>
+  page.locator('.summary-group:not([hidden]) table.summary tbody th[scope="row"]').evaluateAll((cells) => cells.map((cell) => cell.getAttribute('data-sort')));
+
+it('renders the bundled suite: charts drawn, summary sorted, timelines open, the injection inert', async () => {
+  const cwd = tempDir('ctxbench-report-browser-');
+  try {
+    const hostile = join(cwd, 'hostile.json');
+    writeFileSync(hostile, JSON.stringify(hostileScenario()));
+    const strategies = 'raw,masking,summarization,offload,progressive-removal';
+    const run = bench(['run', '--scenario', join(ROOT, 'scenarios'), '--scenario', hostile, '-s', strategies, '--window', '32k', '--db', 'r.duckdb', '--no-report'], cwd);
+    expect(run.code, run.stderr).toBe(0);
+    const report = bench(['report', '--db', 'r.duckdb', '--baseline', join(ROOT, '.ci', 'baseline.json'), '-o', 'report.html'], cwd);
+    expect(report.code, report.stderr).toBe(0);
+
+    await withPage(async (page, problems) => {
+      await page.goto(pathToFileURL(join(cwd, 'report.html')).href, { waitUntil: 'load' });
+
+      // Every chart drew something: 13 token curves (12 bundled + the injection) and the Pareto chart.
+      expect(await page.locator('#curves figure.chart').count()).toBe(13);
+      const painted = await paintedPixels(page, 'figure.chart .plot canvas');
+      expect(painted).toHaveLength(14);
+      for (const n of painted) expect(n).toBeGreaterThan(1000);
+      await expect.poll(() => page.locator('#pareto .recommend strong').textContent()).toMatch(/\S/);
+
+      // The summary sorts by a column, best first, and each scenario group has its own table.
+      const visible = page.locator('.summary-group:not([hidden]) table.summary');
+      const costHeader = visible.locator('thead th[data-col]', { has: page.getByRole('button', { name: 'Cost', exact: true }) });
+      const costColumn = Number(await costHeader.getAttribute('data-col'));
+      await costHeader.getByRole('button').click();
+      const costs = await visible
+        .locator('tbody tr')
+        .evaluateAll((rows, col) => rows.map((row) => Number((row as unknown as { cells: { dataset: { sort: string } }[] }).cells[col]!.dataset.sort)), costColumn);
+      expect(costs).toEqual([...costs].sort((a, b) => a - b));
+      expect(await summaryOrder(page)).toHaveLength(5);
+      await page.getByRole('button', { name: /^synthetic/ }).click();
+      expect(await page.locator('.summary-group:not([hidden])').getAttribute('id')).toMatch(/^summary-group-/);
+      expect(await summaryOrder(page)).toHaveLength(5);
+
+      // The injection scenario's title is text on the page, exactly as written.
+      const titles = await page.locator('#matrix .scenario-title').allTextContents();
+      expect(titles).toContain(HOSTILE_SCENARIO_TITLE);
+
+      // A matrix cell opens that run's timeline: every step, what the strategy did, the summary's text.
+      const row = page.locator('#matrix tbody tr', { has: page.locator('.id', { hasText: HOSTILE_SCENARIO_ID }) });
+      const column = (await page.locator('#matrix thead th').allTextContents()).findIndex((t) => t.trim() === 'summarization');
+      await row.locator('td').nth(column - 1).locator('a.status').click();
+      const body = page.locator('#timeline-body');
+      await expect.poll(() => body.locator('.timeline-head').textContent()).toContain('summarization on Injection');
+      expect(await body.locator('tbody tr').count()).toBeGreaterThanOrEqual(24);
+      const summary = body.locator('details.text').first();
+      await summary.locator('summary').click();
+      expect(await summary.locator('pre').textContent()).toContain('</script><script>window.__pwned=');
+      expect(await body.locator('.probe').first().textContent()).toContain('</script><script>window.__pwned=9</script>');
+      expect(page.url()).toMatch(/#run-\d+$/);
+
+      // The baseline diff is there, with its verdict.
+      expect(await page.locator('#baseline .verdict').textContent()).toMatch(/\d+ regressions?, \d+ improvements?/);
+
+      await finish(page, problems, 'report.png');
+    });
+  } finally {
+    rmSync(cwd, { recursive: true, force: true });
+  }
+});
+
+it('shows what each strategy did at a hovered step, and sorts from the mouse and the keyboard', async () => {
+  const dir = tempDir('ctxbench-report-browser-');
   try {
     const file = join(dir, 'report.html');
     await writeReport(file, renderReport(sampleRuns(), { generatedAt: new Date('2025-01-02T03:04:05Z'), version: '0.1.0' }));
-    await checkReport(await browser.newPage({ viewport: { width: 1280, height: 900 } }), pathToFileURL(file).href);
+    await withPage(async (page, problems) => {
+      await page.goto(pathToFileURL(file).href, { waitUntil: 'load' });
+      const charts = page.locator('#curves figure.chart');
+      expect(await charts.count()).toBe(2);
+
+      // Hovering a step fills the panel under the chart with what each strategy did there.
+      const overlay = charts.nth(1).locator('.u-over');
+      const area = (await overlay.boundingBox())!;
+      await overlay.hover({ position: { x: area.width * 0.66, y: area.height / 2 } });
+      await expect.poll(() => charts.nth(1).locator('.step-info').textContent()).toMatch(/^Step 5.*masking: [\d,]+ tokens · session 2\s+restart: new session/s);
+      // Masking is counted per step, not listed.
+      const first = charts.nth(0).locator('.u-over');
+      const firstArea = (await first.boundingBox())!;
+      await first.hover({ position: { x: firstArea.width * 0.8, y: firstArea.height / 2 } });
+      await expect.poll(() => charts.nth(0).locator('.step-info').textContent()).toMatch(/^Step 5.*masking: [\d,]+ tokens · session 1\s+masked: 1 tool output/s);
+      await page.mouse.move(0, 0);
+
+      await checkSorting(page);
+
+      // The picker opens any run; the first shows by default.
+      await expect.poll(() => page.locator('#timeline-body .timeline-head').textContent()).toContain('raw on Add login rate limiting');
+      await page.locator('#timeline-run').selectOption('2');
+      expect(await page.locator('#timeline-body .event .ids').textContent()).toBe('messages: m1, m2, m3');
+
+      await finish(page, problems, 'report-fixture.png');
+    });
   } finally {
-    await browser.close();
     rmSync(dir, { recursive: true, force: true });
   }
 });
 
-async function checkReport(page: Page, url: string): Promise<void> {
-  const problems: string[] = [];
-  page.on('console', (msg) => {
-    if (msg.type() === 'error') problems.push(`console: ${msg.text()}`);
-  });
-  page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
-  page.on('request', (request) => {
-    if (!/^(file|data):/.test(request.url())) problems.push(`request: ${request.url()}`);
-  });
-
-  await page.goto(url, { waitUntil: 'load' });
-
-  const charts = page.locator('figure.chart');
-  expect(await charts.count()).toBe(2);
-  for (const chart of await charts.all()) {
-    const box = await chart.locator('.plot canvas').boundingBox();
-    expect(box?.width).toBeGreaterThan(100);
-    expect(box?.height).toBeGreaterThan(100);
-  }
-  expect(await page.evaluate(() => (globalThis as { __pwned?: unknown }).__pwned)).toBeUndefined();
-
-  // Hovering a step fills the panel under the chart with what each strategy did there.
-  const overlay = charts.nth(1).locator('.u-over');
-  const area = (await overlay.boundingBox())!;
-  await overlay.hover({ position: { x: area.width * 0.66, y: area.height / 2 } });
-  await expect.poll(() => charts.nth(1).locator('.step-info').textContent()).toMatch(/^Step 5.*masking.*restart: new session/s);
-  // Masking is counted per step, not listed.
-  const first = charts.nth(0).locator('.u-over');
-  const firstArea = (await first.boundingBox())!;
-  await first.hover({ position: { x: firstArea.width * 0.8, y: firstArea.height / 2 } });
-  await expect.poll(() => charts.nth(0).locator('.step-info').textContent()).toMatch(/^Step 5.*masking: [\d,]+ tokens · session 1\s+masked: 1 tool output/s);
-  await page.mouse.move(0, 0);
-
-  await checkSorting(page);
-
-  mkdirSync(join(SCREENSHOT, '..'), { recursive: true });
-  await page.screenshot({ path: SCREENSHOT, fullPage: true });
-  expect(problems).toEqual([]);
-}
-
 /** Clicking a summary header sorts by it, best first, then reversed; the headers work from the keyboard too. */
 async function checkSorting(page: Page): Promise<void> {
   const table = page.locator('table.summary');
-  const order = (): Promise<(string | null)[]> =>
-    table.locator('tbody th[scope="row"]').evaluateAll((cells) => cells.map((cell) => cell.getAttribute('data-sort')));
   const sortedBy = (): Promise<(string | null)[]> =>
     table.locator('thead th[aria-sort]').evaluateAll((cells) => cells.map((cell) => `${cell.textContent?.trim()} ${cell.getAttribute('aria-sort')}`));
-  expect(await order()).toEqual(['raw', 'masking', 'codex (summarization)']);
+  expect(await summaryOrder(page)).toEqual(['raw', 'masking', 'codex (summarization)']);
   expect(await sortedBy()).toEqual([]);
 
   // Most probes passed first (codex 4/4; raw and masking tie at 3/4 and keep their order), then the reverse.
   const probes = table.getByRole('button', { name: 'Probes passed' });
   await probes.click();
-  expect(await order()).toEqual(['codex (summarization)', 'raw', 'masking']);
+  expect(await summaryOrder(page)).toEqual(['codex (summarization)', 'raw', 'masking']);
   expect(await sortedBy()).toEqual(['Probes passed descending']);
   await probes.click();
-  expect(await order()).toEqual(['raw', 'masking', 'codex (summarization)']);
+  expect(await summaryOrder(page)).toEqual(['raw', 'masking', 'codex (summarization)']);
   expect(await sortedBy()).toEqual(['Probes passed ascending']);
 
   // Numbers sort as numbers: 10,850 overhead tokens after 0, though "10850" < "9" as text.
   await table.getByRole('button', { name: 'Overhead' }).click();
-  expect(await order()).toEqual(['raw', 'masking', 'codex (summarization)']);
+  expect(await summaryOrder(page)).toEqual(['raw', 'masking', 'codex (summarization)']);
 
   // From the keyboard: Tab onto a header's button and press Enter / Space.
   const mean = table.getByRole('button', { name: 'Mean', exact: true });
   await mean.focus();
   await page.keyboard.press('Enter');
-  expect(await order()).toEqual(['codex (summarization)', 'masking', 'raw']);
+  expect(await summaryOrder(page)).toEqual(['codex (summarization)', 'masking', 'raw']);
   await page.keyboard.press('Space');
-  expect(await order()).toEqual(['raw', 'masking', 'codex (summarization)']);
+  expect(await summaryOrder(page)).toEqual(['raw', 'masking', 'codex (summarization)']);
   expect(await sortedBy()).toEqual(['Mean descending']);
   expect(await page.locator('#sort-status').textContent()).toBe('Sorted by Mean, descending.');
 
   // An unknown cost ("-") sorts last whichever way.
   const cost = table.getByRole('button', { name: 'Cost' });
   await cost.click();
-  expect(await order()).toEqual(['raw', 'masking', 'codex (summarization)']);
+  expect(await summaryOrder(page)).toEqual(['raw', 'masking', 'codex (summarization)']);
   await cost.click();
-  expect(await order()).toEqual(['masking', 'raw', 'codex (summarization)']);
+  expect(await summaryOrder(page)).toEqual(['masking', 'raw', 'codex (summarization)']);
 
   // Text sorts alphabetically; leave the page sorted by strategy for the screenshot.
   await table.getByRole('button', { name: 'Strategy' }).click();
-  expect(await order()).toEqual(['codex (summarization)', 'masking', 'raw']);
+  expect(await summaryOrder(page)).toEqual(['codex (summarization)', 'masking', 'raw']);
 }

@@ -113,10 +113,15 @@ export function buildProgram(): Command {
 
   program
     .command('report')
-    .description('Render an HTML report from a DuckDB results file.')
+    .description('Render a DuckDB results file as a self-contained HTML report (or JSON, CSV, markdown), optionally against a baseline.')
     .option('--db <file>', 'DuckDB results file', DEFAULT_DB)
-    .option('-o, --output <file>', 'HTML file to write', DEFAULT_REPORT)
+    .option('-o, --output <file>', `file to write, by extension: .html, .json, .csv or .md (markdown, for a PR comment or job summary); repeatable (default: ${DEFAULT_REPORT})`, collect, [])
     .option('--batch <id>', 'which `bench run` to report: a batch id, or "all" (default: the latest)')
+    .option('--baseline <file>', 'compare with an older results database (its latest batch) or a `bench baseline` JSON file: per-metric deltas, regressions red')
+    .addHelpText(
+      'after',
+      '\nExamples:\n  bench report --db results.duckdb -o results.html\n  bench report --baseline main.duckdb -o report.html -o summary.md && cat summary.md >> "$GITHUB_STEP_SUMMARY"\n  bench report --baseline .ci/baseline.json -o report.html -o runs.csv -o report.json',
+    )
     .action(async (opts) => (await import('./commands/report.js')).reportCommand(opts));
 
   program

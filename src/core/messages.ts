@@ -102,3 +102,9 @@ export function hasToolCalls(message: Message): message is AssistantMessage {
 export function isFromScenario(message: Message): boolean {
   return message.origin.source === 'scenario';
 }
+
+/** Ids of the messages of `before` that `after` no longer has, in order: what a cut dropped (for events). */
+export function droppedIds(before: readonly Message[], after: readonly Message[]): string[] {
+  const kept = new Set(after.map((m) => m.id));
+  return before.filter((m) => !kept.has(m.id)).map((m) => m.id);
+}

@@ -2,10 +2,12 @@ import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { metricsByKey } from '../gate/baseline.js';
 import type { RunResult } from '../runner/types.js';
-import { HOSTILE_TITLE, INJECTION, WINDOW, sampleRuns } from '../../test/helpers/report-fixtures.js';
+import { HOSTILE_TITLE, INJECTION, SUMMARY_TEXT, WINDOW, sampleRuns } from '../../test/helpers/report-fixtures.js';
+import type { ChartData, StrategySeries } from './curves.js';
 import { jsonForScript, renderReport, writeReport } from './render.js';
-import type { ChartData, ReportData, StrategySeries } from './view.js';
+import type { ReportData } from './view.js';
 
 const meta = { generatedAt: new Date('2025-01-02T03:04:05Z'), version: '0.1.0', database: 'results/bench.duckdb' };
 
@@ -38,7 +40,9 @@ describe('renderReport', () => {
 
   it('is self-contained: no external references', () => {
     expect(html).not.toMatch(/https?:\/\//i);
-    expect(html).not.toMatch(/\s(?:src|href)=(?!["']?data:)/i);
+    // Only data: URLs and links within the page (the embedded JSON holds scenario text, not markup).
+    const markup = html.replace(/<script type="application\/json"[^]*?<\/script>/, '');
+    expect(markup).not.toMatch(/\s(?:src|href)=(?!["']?(?:data:|#))/i);
     expect(html).toContain('var uPlot=');
   });
 
@@ -62,6 +66,18 @@ describe('renderReport', () => {
       '<dt>Prices</dt><dd>gpt-4o $2.50 / $1.25 / $10.00 per 1M tokens of input / cached input / output; in-house-llm unknown (no cost)</dd>',
     );
     expect(html).toContain('<dt>Token count error</dt><dd>4.0% mean absolute vs recorded provider usage (calibrated raw replay, 6 steps)</dd>');
+  });
+
+  it('names the batch: when, the command, the ctxbench version and commit', () => {
+    const batch = { batchId: 'b1', createdAt: new Date('2025-01-02T01:00:00Z'), command: 'bench run -s raw,masking', version: '0.1.0', gitSha: 'abc123def456-dirty' };
+    const one = renderReport(sampleRuns(), { ...meta, batches: [batch] });
+    expect(one).toContain('<dt>Run</dt><dd>2025-01-02 01:00 UTC · bench run -s raw,masking</dd>');
+    expect(one).toContain('<dt>ctxbench</dt><dd>0.1.0 (git abc123def456-dirty)</dd>');
+    expect(one).toContain('<dt>Mock seeds</dt><dd>3</dd>');
+    const later = { ...batch, batchId: 'b2', createdAt: new Date('2025-01-03T02:00:00Z'), version: '0.2.0', gitSha: undefined };
+    const two = renderReport(sampleRuns(), { ...meta, batches: [batch, later] });
+    expect(two).toContain('<dt>Batches</dt><dd>2, 2025-01-02 01:00 UTC to 2025-01-03 02:00 UTC</dd>');
+    expect(two).toContain('<dt>ctxbench</dt><dd>0.1.0 (git abc123def456-dirty), 0.2.0</dd>');
   });
 
   it('says when runs stored no mock settings, no calibration or no price', () => {
@@ -145,7 +161,9 @@ describe('renderReport', () => {
     const rows = matrix.match(/<tr>\s*<th scope="row">/g);
     expect(rows).toHaveLength(2);
     expect(matrix).toContain('Add login rate limiting');
-    expect(matrix).toMatch(/<div class="cell overflow" title="context of 7000 tokens exceeds the 8000 window">\s*<div class="status">overflow at step 5<\/div>/);
+    expect(matrix).toMatch(/<div class="cell overflow" title="context of 7000 tokens exceeds the 8000 window">\s*<a class="status" href="#run-3">overflow at step 5<\/a>/);
+    // Every run links to its timeline, by its place in the embedded data.
+    expect([...matrix.matchAll(/href="#run-(\d+)"/g)].map((m) => Number(m[1]))).toEqual([0, 1, 2, 3, 4, 5]);
     expect(matrix).toContain('4 / 7 steps');
     expect(matrix.match(/class="cell completed"/g)).toHaveLength(5);
     expect(matrix).toContain('peak 87.5% · 0 restarts');
@@ -193,56 +211,123 @@ describe('renderReport', () => {
     expect(a.series[2]!.y).toEqual([900, 2100, 3300, 4400, 2000, 2600]);
     expect(a.lines).toContainEqual(expect.objectContaining({ kind: 'window', value: WINDOW }));
     expect(a.lines).toContainEqual(expect.objectContaining({ kind: 'threshold', value: 4800, label: 'masking: mask_at 60.0% = 4,800' }));
+    // Each strategy series points at its run's timeline, where hovering reads sessions and events.
+    expect(strategySeries(a).map((s) => s.run)).toEqual([0, 1, 2]);
+    expect(strategySeries(b).map((s) => s.run)).toEqual([3, 4, 5]);
+    expect(data.runs[4]!.steps.map(([, session]) => session)).toEqual([1, 1, 1, 1, 2, 2, 2]);
 
     // The overflowing request was never sent: x gains step 5 for its marker, on the event's count.
     expect(b.x).toEqual([1, 2, 3, 4, 5, 6, 7]);
     expect(b.series.map((s) => s.label)).toEqual(['raw', 'masking', 'codex (summarization)']);
-    const [raw, masking] = strategySeries(b) as [StrategySeries, StrategySeries];
+    const [raw] = strategySeries(b) as [StrategySeries];
     expect(raw.y).toEqual([1500, 3200, 5100, 7000, null, null, null]);
-    expect(masking.session).toEqual([1, 1, 1, 1, 2, 2, 2]);
-    expect(masking.events.filter((e) => e.step === 5).map((e) => e.kind)).toEqual(['restart']);
     expect(b.markers).toEqual([
       { kind: 'overflow', series: 0, x: 5, y: 8900 },
       { kind: 'restart', series: 1, x: 5, y: 1200 },
+      { kind: 'summarized', series: 2, x: 5, y: 2100 },
     ]);
-    const restart = masking.events.find((e) => e.kind === 'restart')!;
-    expect(restart.detail.length).toBeLessThanOrEqual(200);
-    expect(raw.events[0]!.detail).toContain(INJECTION);
   });
 
-  it('keeps the embedded JSON to what the charts draw: masking counted, identical events merged', () => {
-    const data = dataOf(html);
-    const [raw, masking] = strategySeries(data.charts[0]!) as [StrategySeries, StrategySeries];
-    expect(Object.keys(masking).sort()).toEqual(['color', 'events', 'kind', 'label', 'masked', 'session', 'y']);
-    expect(masking.masked).toEqual([[5, 1], [6, 1]]);
-    expect(masking.events).toEqual([]);
-    expect(raw.masked).toEqual([]);
-    // The tables' metrics live in the HTML only.
-    expect(JSON.stringify(data)).not.toMatch(/probe|recall|cost|cached|backendOptions/i);
-
+  it('marks each kind of action once per step, on the request it shaped', () => {
+    const [a] = dataOf(html).charts as [ChartData];
+    expect(a.markers).toEqual([
+      { kind: 'masked', series: 1, x: 5, y: 3900 },
+      { kind: 'masked', series: 1, x: 6, y: 4300 },
+      { kind: 'summarized', series: 2, x: 5, y: 2000 },
+    ]);
     const [run] = sampleRuns();
     const noisy = {
       ...run!,
       events: [
-        { step: 2, session: 1, kind: 'masked' as const, detail: 'bash output masked' },
-        { step: 2, session: 1, kind: 'masked' as const, detail: 'bash output masked' },
-        { step: 3, session: 1, kind: 'offloaded' as const, detail: 'saved a.txt' },
+        { step: 2, session: 1, kind: 'masked' as const, messageId: 'a', detail: 'bash output masked' },
+        { step: 2, session: 1, kind: 'masked' as const, messageId: 'b', detail: 'bash output masked' },
         { step: 3, session: 1, kind: 'warned' as const, detail: 'context at 80%' },
         { step: 3, session: 1, kind: 'offloaded' as const, detail: 'saved a.txt' },
+        { step: 9, session: 1, kind: 'removed' as const, detail: 'after the last request', tokensAfter: 700 },
+        { step: 10, session: 1, kind: 'removed' as const, detail: 'no count, no request: no marker' },
       ],
     };
-    const [series] = strategySeries(dataOf(renderReport([noisy], meta)).charts[0]!) as [StrategySeries];
-    expect(series.masked).toEqual([[2, 2]]);
-    expect(series.events).toEqual([
-      { step: 3, kind: 'offloaded', detail: 'saved a.txt', count: 2 },
-      { step: 3, kind: 'warned', detail: 'context at 80%' },
+    expect((dataOf(renderReport([noisy], meta)).charts[0] as ChartData).markers).toEqual([
+      { kind: 'masked', series: 0, x: 2, y: 2100 },
+      { kind: 'offloaded', series: 0, x: 3, y: 3300 },
+      { kind: 'removed', series: 0, x: 9, y: 700 },
     ]);
   });
 
-  it('lists the notable events of a scenario, escaped, with masking counted', () => {
-    const events = /<figure class="chart" id="chart-0">[^]*?<\/figure>/.exec(html)![0];
-    expect(events).toContain('2 tool outputs masked over 2 steps');
-    expect(events).not.toContain('masked m9');
+  it('embeds one timeline per run: requests, what the strategy did to which messages, its text, probes', () => {
+    const { runs } = dataOf(html);
+    expect(runs.map((r) => `${r.label}: ${r.status}`)).toEqual([
+      'raw: completed',
+      'masking: completed',
+      'codex (summarization): completed',
+      'raw: overflow at step 5',
+      'masking: completed',
+      'codex (summarization): completed',
+    ]);
+    const codex = runs[2]!;
+    // Agent requests as [step, session, tokens]; the auxiliary summary request names its purpose.
+    expect(codex.steps.slice(3, 6)).toEqual([[4, 1, 4400], [5, 1, 4500, 'summary'], [5, 1, 2000]]);
+    expect(codex.events).toEqual([
+      { step: 5, kind: 'summarized', detail: 'steps 1-4 replaced by a handoff summary', ids: ['m1', 'm2', 'm3'], text: SUMMARY_TEXT },
+    ]);
+    expect(codex.probes).toEqual([
+      { step: 3, id: 'probe-1', how: 'verbatim', answer: 'answer 1' },
+      { step: 6, id: 'probe-2', how: 'summary', answer: 'answer 2' },
+    ]);
+    // Masking is one entry per step listing the masked outputs.
+    expect(runs[1]!.events).toEqual([
+      { step: 5, kind: 'masked', detail: '1 tool output', ids: ['m7'] },
+      { step: 6, kind: 'masked', detail: '1 tool output', ids: ['m9'] },
+    ]);
+    expect(runs[3]!.failure).toBe('context of 7000 tokens exceeds the 8000 window');
+    // The picker lists the runs by scenario.
+    expect(html).toContain('<optgroup label="Add login rate limiting (swe-auth-001)"><option value="0">raw: completed</option>');
+  });
+
+  it('escapes what a timeline carries: summaries and answers stay text inside the JSON', () => {
+    const data = /<script type="application\/json" id="ctxbench-data">([^]*?)<\/script>/.exec(html)![1]!;
+    expect(data).not.toMatch(/[<\u2028\u2029]/);
+    expect(dataOf(html).runs[3]!.probes[0]!.answer).toBe(`answer 1 ${INJECTION}`);
+  });
+
+  it('summarises each scenario group (the folder a scenario came from) apart, behind buttons', () => {
+    expect(html).not.toContain('class="tabs"');
+    const runs = sampleRuns().map((r) =>
+      r.config.scenarioId === 'swe-auth-001' ? { ...r, config: { ...r.config, scenarioFile: 'suites/recorded/swe-auth-001.json' } } : r,
+    );
+    const page = renderReport(runs, meta);
+    const buttons = [...page.matchAll(/<button type="button" data-target="([^"]+)" aria-pressed="(\w+)">([^<]+)<span class="sub">\((\d+)\)/g)].map((m) => m.slice(1).join(' '));
+    expect(buttons).toEqual(['summary-all true All scenarios  2', 'summary-group-0 false recorded  1', 'summary-group-1 false scenarios  1']);
+    expect(page).toContain('<div class="summary-group" id="summary-group-0" hidden>');
+    // The recorded group alone: raw completed it, so its completion is 1/1.
+    const group = /<div class="summary-group" id="summary-group-0" hidden>([^]*?)<\/table>/.exec(page)![1]!;
+    expect(group).toMatch(/data-sort="raw">[^]*?<td data-sort="1"[^>]*>1\/1/);
+  });
+
+  it('states the recommended default and the rule that picked it, with every point in a table', () => {
+    const pareto = /<section id="pareto">([^]*?)<\/section>/.exec(html)![1]!;
+    expect(pareto).toContain('Recommended default: <strong>codex (summarization)</strong>');
+    expect(pareto).toContain(
+      'The cheapest configuration (by billed input tokens) whose success is within 1 percentage point of the best (91.9%): codex (summarization), 91.9% for 49,800 tokens.',
+    );
+    const rows = [...pareto.matchAll(/<tr(?: class="recommended")?><th scope="row">[^]*?<\/span>([^<]+)[^]*?<td>([^<]+)<\/td><td>([^<]+)<\/td><td>(\w+)<\/td><\/tr>/g)].map((m) => m.slice(1).map((cell) => cell.trim()).join(' | '));
+    expect(rows).toEqual(['raw | 38,800 tokens | 50.0% | yes', 'masking | 41,600 tokens | 81.9% | yes', 'codex (summarization) | 49,800 tokens | 91.9% | yes']);
+    expect(dataOf(html).pareto.points.filter((p) => p.recommended).map((p) => p.label)).toEqual(['codex (summarization)']);
+  });
+
+  it('shows the baseline diff only when given one, regressions red and improvements green', () => {
+    expect(html).not.toContain('id="baseline"');
+    const runs = sampleRuns();
+    const base = Object.fromEntries(metricsByKey(runs, 'test'));
+    base['raw|swe-auth-001'] = { ...base['raw|swe-auth-001']!, inputTokens: 1000 };
+    base['masking|swe-auth-001'] = { ...base['masking|swe-auth-001']!, probesPassed: 2 };
+    const page = renderReport(runs, { ...meta, baseline: { file: 'old.duckdb', description: 'batch b0 <i>', runs: base } });
+    const section = /<section id="baseline">([^]*?)<\/section>/.exec(page)![1]!;
+    expect(section).toContain('<code>old.duckdb</code>: batch b0 &lt;i&gt;');
+    expect(section).toContain('<span class="regression">2 regressions</span>');
+    expect(section).toContain('<span class="same">0 improvements</span>');
+    expect(section).toMatch(/<tr class="regression"><td>regression<\/td><td class="key">raw\|swe-auth-001<\/td><td>inputTokens<\/td><td>1,000<\/td><td>22,000<\/td>/);
+    expect(section).toMatch(/<tr class="regression"><th scope="row">probesPassed<\/th><td>11<\/td><td>10<\/td>/);
   });
 
   it('splits a strategy into columns when its runs differ in params', () => {
@@ -257,7 +342,7 @@ describe('renderReport', () => {
   it('renders a page without runs', () => {
     const empty = renderReport([], { ...meta, title: 'Nothing yet' });
     expect(empty).toContain('No runs to report.');
-    expect(dataOf(empty)).toEqual({ charts: [] });
+    expect(dataOf(empty)).toEqual({ charts: [], runs: [], pareto: { axis: 'dollars', points: [] } });
   });
 });
 

@@ -9,6 +9,8 @@ import { createRequire } from 'node:module';
 import { basename, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import Handlebars from 'handlebars';
+import { CtxbenchError } from '../core/errors.js';
+import { shortReason } from '../store/errors.js';
 import type { RunResult } from '../runner/types.js';
 import { buildView, type ReportMeta } from './view.js';
 
@@ -23,6 +25,9 @@ interface Assets {
 }
 
 let assets: Assets | undefined;
+
+/** The page script's parts, in load order: helpers first, the boot last. */
+const CLIENT_FILES = ['common.js', 'tables.js', 'curves.js', 'pareto.js', 'timeline.js', 'main.js'];
 
 function loadAssets(): Assets {
   const templates = fileURLToPath(new URL('./templates/', import.meta.url));
@@ -42,7 +47,8 @@ function loadAssets(): Assets {
   return {
     template: hbs.compile(read('report.hbs'), { strict: true, knownHelpersOnly: true }),
     css: read('report.css'),
-    pageJs: read('report.client.js'),
+    // One strict IIFE: the files share helpers by name, and nothing leaks into the page's globals.
+    pageJs: `(function () {\n'use strict';\n${CLIENT_FILES.map((file) => read(`client/${file}`)).join('\n')}\n})();\n`,
     uplotJs,
     uplotCss: readFileSync(join(uplotDist, 'uPlot.min.css'), 'utf8'),
   };
@@ -88,10 +94,14 @@ export function renderReport(runs: readonly RunResult[], meta: ReportMeta): stri
   });
 }
 
-/** Writes via a temp file in the same directory and a rename, so readers never see a partial report. */
+/** Writes via a temp file in the same directory and a rename, so readers never see a partial report; a failure is one line naming the file. */
 export async function writeReport(file: string, html: string): Promise<void> {
   const dir = dirname(file);
-  await mkdir(dir, { recursive: true });
+  await mkdir(dir, { recursive: true }).catch((error: unknown) => {
+    // mkdir says EEXIST when a file stands where a directory should be.
+    const reason = (error as NodeJS.ErrnoException).code === 'EEXIST' ? 'not a directory' : shortReason(error);
+    throw new CtxbenchError('REPORT_ERROR', `${file}: cannot write (${reason})`);
+  });
   const temp = join(dir, `.${basename(file)}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`);
   try {
     await writeFile(temp, html, { encoding: 'utf8', flag: 'wx' });
@@ -99,6 +109,6 @@ export async function writeReport(file: string, html: string): Promise<void> {
   } catch (error) {
     // The write's error is the one worth reporting, even if the cleanup fails too.
     await rm(temp, { force: true }).catch(() => undefined);
-    throw error;
+    throw new CtxbenchError('REPORT_ERROR', `${file}: cannot write (${shortReason(error)})`);
   }
 }

@@ -109,7 +109,11 @@ export interface EventRecord {
   readonly kind: EventKind;
   /** The message the event concerns (masked output, inserted marker), when one. */
   readonly messageId?: string | undefined;
+  /** The messages it acted on when there are several (removed, summarized, carried over), in order. */
+  readonly messageIds?: readonly string[] | undefined;
   readonly detail: string;
+  /** The text the strategy wrote (a summary, a checkpoint, a continuation seed), shown in the report's timeline. */
+  readonly text?: string | undefined;
   readonly tokensBefore?: number | undefined;
   readonly tokensAfter?: number | undefined;
 }
@@ -204,4 +208,6 @@ export interface BatchInfo {
   readonly version: string;
   /** The matrix fingerprint (runner/fingerprint.ts), when known. */
   readonly fingerprint?: string | undefined;
+  /** The ctxbench commit that ran it, when run from a git checkout ("-dirty" when it had local changes). */
+  readonly gitSha?: string | undefined;
 }

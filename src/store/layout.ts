@@ -40,6 +40,13 @@ export async function checkLayout(connection: DuckDBConnection, { file, catalog,
       `${file}: written with results schema version ${version}, this ctxbench reads up to version ${SCHEMA_VERSION}; upgrade ctxbench`,
     );
   }
+  if (version < SCHEMA_VERSION) {
+    // No migration: an old file lacks what newer runs record (e.g. the text of summaries).
+    throw new CtxbenchError(
+      'STORE_ERROR',
+      `${file}: written by an older ctxbench (results schema version ${version}, this one reads version ${SCHEMA_VERSION}); run \`bench run\` again into a new --db, or use the ctxbench version that wrote it`,
+    );
+  }
   const columns = (
     await connection.runAndReadAll(
       `SELECT table_name, column_name FROM information_schema.columns WHERE ${where} AND table_schema = 'main' ORDER BY table_name, ordinal_position`,

@@ -31,6 +31,7 @@ export function batchRow(batch: BatchInfo): BatchRow {
     command: batch.command,
     version: batch.version,
     matrix_fingerprint: batch.fingerprint ?? null,
+    git_sha: batch.gitSha ?? null,
   };
 }
 
@@ -120,6 +121,8 @@ export function eventRows(run: RunResult): EventRow[] {
     detail: event.detail,
     tokens_before: event.tokensBefore ?? null,
     tokens_after: event.tokensAfter ?? null,
+    message_ids_json: event.messageIds === undefined ? null : JSON.stringify(event.messageIds),
+    text: event.text ?? null,
   }));
 }
 
@@ -237,5 +240,11 @@ function eventFromRow(row: EventRow): EventRecord {
     detail: row.detail,
     tokensBefore: row.tokens_before ?? undefined,
     tokensAfter: row.tokens_after ?? undefined,
+    messageIds: row.message_ids_json === null ? undefined : (JSON.parse(row.message_ids_json) as string[]),
+    text: row.text ?? undefined,
   };
+}
+
+export function batchFromRow(row: BatchRow): BatchInfo {
+  return { batchId: row.batch_id, createdAt: row.created_at, command: row.command, version: row.version, gitSha: row.git_sha ?? undefined, fingerprint: row.matrix_fingerprint ?? undefined };
 }

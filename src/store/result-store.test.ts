@@ -110,6 +110,8 @@ function makeRun(runId: string, batchId: string, overrides: Partial<RunResult> =
     events: [
       { step: 2, session: 0, kind: 'masked', messageId: 'm4', detail: 'tool output', tokensBefore: 900, tokensAfter: 12 },
       { step: 2, session: 0, kind: 'warning', detail: 'near window' },
+      // What a strategy wrote and which messages it replaced, with markup and a line separator in it.
+      { step: 2, session: 0, kind: 'summarized', messageId: 's2', messageIds: ['m1', 'm"2'], detail: '2 messages summarized', text: 'Goal: <b>fix</b>\u2028done' },
       { step: 2, session: 0, kind: 'overflow', detail: '130000 > 128000', tokensBefore: 130_000 },
     ],
     probes: [
@@ -208,7 +210,7 @@ describe('ResultStore round trip', () => {
     await store.saveRun(run);
     const [loaded] = await store.loadRuns();
     expect(loaded?.steps.map((s) => s.step)).toEqual([1, 2]);
-    expect(loaded?.events.map((e) => e.kind)).toEqual(['masked', 'warning', 'overflow']);
+    expect(loaded?.events.map((e) => e.kind)).toEqual(['masked', 'warning', 'summarized', 'overflow']);
   });
 
   it('keeps batches apart and filters runs by batch and run id', async () => {
@@ -229,7 +231,19 @@ describe('ResultStore round trip', () => {
     expect(await ids({ runIds: [] })).toEqual([]);
     const [r3] = await store.loadRuns({ runIds: ['r3'] });
     expect(r3?.steps).toHaveLength(2);
-    expect(r3?.events).toHaveLength(3);
+    expect(r3?.events).toHaveLength(4);
+  });
+
+  it('reads batches back with their git revision, all or by id, oldest first', async () => {
+    const store = await openStore(dbFile());
+    const b1 = { ...batch('b1', new Date('2025-03-01T10:00:00Z')), gitSha: '0123abcd-dirty' };
+    const b2 = batch('b2', new Date('2025-03-02T10:00:00Z'));
+    await store.saveBatch(b2);
+    await store.saveBatch(b1);
+    expect(await store.loadBatches()).toEqual([b1, b2]);
+    expect(await store.loadBatches(['b2'])).toEqual([b2]);
+    expect((await store.loadBatches(['b2']))[0]?.gitSha).toBeUndefined();
+    expect(await store.loadBatches([])).toEqual([]);
   });
 
   it('finds batches by matrix fingerprint, reads run statuses and deletes runs whole', async () => {
@@ -355,6 +369,18 @@ describe('ResultStore open errors', () => {
     expect(error.code).toBe('STORE_ERROR');
     expect(error.message).toContain(`schema version ${SCHEMA_VERSION + 1}`);
     expect(error.message).toContain('upgrade ctxbench');
+  });
+
+  it('refuses a database written by an older ctxbench, naming both versions and what to do', async () => {
+    const file = dbFile();
+    await (await ResultStore.open(file)).close();
+    await rawSql(file, `UPDATE ctxbench_meta SET value = '${SCHEMA_VERSION - 1}' WHERE key = 'schema_version'`);
+    for (const opening of [ResultStore.open, ResultStore.openExisting]) {
+      const error = await storeError(opening(file));
+      expect(error.message).toBe(
+        `${file}: written by an older ctxbench (results schema version ${SCHEMA_VERSION - 1}, this one reads version ${SCHEMA_VERSION}); run \`bench run\` again into a new --db, or use the ctxbench version that wrote it`,
+      );
+    }
   });
 
   it('refuses a file that is not a database', async () => {

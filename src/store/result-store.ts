@@ -10,7 +10,7 @@ import { CtxbenchError } from '../core/errors.js';
 import type { BatchInfo, RunResult, RunStatus } from '../runner/types.js';
 import { openError, shortReason } from './errors.js';
 import { acquireInstance, releaseInstance } from './instances.js';
-import { batchRow, eventRows, probeRows, runFromRows, runRow, stepRows, type CalibrationRow } from './records.js';
+import { batchFromRow, batchRow, eventRows, probeRows, runFromRows, runRow, stepRows, type CalibrationRow } from './records.js';
 import { checkLayout } from './layout.js';
 import { BATCHES, CALIBRATION, EVENTS, PROBES, RUNS, STEPS, schemaSql } from './schema.js';
 import { appendRows, readRows } from './table-io.js';
@@ -50,6 +50,9 @@ export class ResultStore {
   static async openExisting(file: string): Promise<ResultStore> {
     const path = resolve(file);
     if (!existsSync(path)) throw new CtxbenchError('STORE_ERROR', `${file}: no such results database`);
+    if (statSync(path).isFile() && statSync(path).size === 0) {
+      throw new CtxbenchError('STORE_ERROR', `${file}: an empty file, not a results database; run \`bench run --db ${file}\` first`);
+    }
     return ResultStore.connect(file, path, false);
   }
 
@@ -140,6 +143,19 @@ export class ResultStore {
         readRows<typeof PROBES>(await query(`SELECT * FROM ${PROBES.name} WHERE run_id IN (${selected}) ORDER BY run_id, step, probe_id`)),
       );
       return runs.map((row) => runFromRows(row, steps.get(row.run_id) ?? [], events.get(row.run_id) ?? [], probes.get(row.run_id) ?? []));
+    });
+  }
+
+  /** The batches with these ids (every batch when none are given), oldest first. */
+  async loadBatches(batchIds?: readonly string[]): Promise<BatchInfo[]> {
+    return this.serially('cannot read batches', async () => {
+      const where = batchIds === undefined ? '' : ' WHERE list_contains($ids, batch_id)';
+      const reader = await this.connection.runAndReadAll(
+        `SELECT * FROM ${BATCHES.name}${where} ORDER BY created_at, rowid`,
+        batchIds === undefined ? undefined : { ids: listValue([...batchIds]) },
+        batchIds === undefined ? undefined : { ids: LIST(VARCHAR) },
+      );
+      return readRows<typeof BATCHES>(reader).map(batchFromRow);
     });
   }
 

@@ -40,6 +40,8 @@ export const BATCHES = table(
     version: 'VARCHAR',
     // What the batch ran (runner/fingerprint.ts): `--resume` continues the batch of the same matrix.
     matrix_fingerprint: 'VARCHAR?',
+    // The ctxbench commit that ran it, when run from a git checkout.
+    git_sha: 'VARCHAR?',
   },
   'batch_id',
 );
@@ -132,6 +134,9 @@ export const EVENTS = table('events', {
   detail: 'VARCHAR',
   tokens_before: 'INTEGER?',
   tokens_after: 'INTEGER?',
+  // Version 2: the messages an event acted on (a JSON array) and the text a strategy wrote.
+  message_ids_json: 'VARCHAR?',
+  text: 'VARCHAR?',
 });
 
 export const PROBES = table('probes', {

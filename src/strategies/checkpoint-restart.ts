@@ -176,7 +176,7 @@ export const checkpointRestart: StrategyDefinition = {
         const tokens = input.counter.countText(parsed);
         return {
           prompt: prompt(continuationPrompt(parsed), 'continuation'),
-          events: [{ kind: 'checkpoint', messageId: request.id, detail: `continuation #${continuations}: checkpoint of ${tokens} tokens`, tokensAfter: tokens }],
+          events: [{ kind: 'checkpoint', messageId: request.id, detail: `continuation #${continuations}: checkpoint of ${tokens} tokens`, tokensAfter: tokens, text: parsed }],
         };
       } catch (error) {
         if (!(error instanceof AuxiliaryCallError)) throw error;

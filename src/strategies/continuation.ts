@@ -243,7 +243,7 @@ export const continuation: StrategyDefinition = {
       if (!p.seedNewConversation) {
         exhaustedAt = { session, step };
         const stored = assistantMessage({ id: `${NAME}:summary:${step}`, content: exhausted.summary, origin: strategyOrigin(NAME, 'continuation') });
-        events.push({ kind: 'continuation', messageId: stored.id, detail: `conversation ${session} exhausted (${trigger}), ${source} summary stored; it is read-only now`, tokensBefore: used });
+        events.push({ kind: 'continuation', messageId: stored.id, detail: `conversation ${session} exhausted (${trigger}), ${source} summary stored; it is read-only now`, tokensBefore: used, text: exhausted.summary });
         return { messages: [...input.sent, ...kept, stored], events };
       }
       const seed = userMessage({ id: `${NAME}:seed:${step}`, content: seedText(session, exhausted.summary), origin: strategyOrigin(NAME, 'continuation') });
@@ -252,6 +252,7 @@ export const continuation: StrategyDefinition = {
         kind: 'continuation',
         messageId: seed.id,
         detail: `conversation ${session + 1} continues conversation ${session} (${trigger}), seeded with the ${source} summary`,
+        text: exhausted.summary,
         tokensBefore: used,
         tokensAfter: counter.countContext(messages),
       });

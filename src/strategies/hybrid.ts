@@ -196,7 +196,9 @@ export const hybrid: StrategyDefinition = {
         events.push({
           kind: 'summarized',
           messageId: summary.id,
+          messageIds: [...summarized],
           detail: `summarized ${count} turns, kept the last ${kept.length}`,
+          text: summary.content,
           tokensBefore: counter.countContext(masked.messages),
           tokensAfter: counter.countContext(messages),
         });

@@ -162,7 +162,9 @@ export const masking: StrategyDefinition = {
       const event: StrategyEvent = {
         kind: 'restart',
         messageId: marker.id,
+        messageIds: carried.map((m) => m.id),
         detail: `session ${session} (${why}): carried ${carried.length} messages`,
+        text: marker.content,
         tokensBefore: input.counter.countContext(from),
         tokensAfter: input.counter.countContext(messages),
       };
@@ -220,7 +222,7 @@ export const masking: StrategyDefinition = {
           return { messages, events, newSession };
         }
         windDownSent = true;
-        events.push({ kind: 'wind_down', messageId: windDown.id, detail: `context at ${Math.round((tokens / window) * 100)}% of the window` });
+        events.push({ kind: 'wind_down', messageId: windDown.id, detail: `context at ${Math.round((tokens / window) * 100)}% of the window`, text: windDown.content });
         return { messages: [...messages, windDown], events, newSession };
       },
     };

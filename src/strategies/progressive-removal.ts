@@ -35,7 +35,7 @@
  *   (recorded, so it never saw our summaries) does not erase the compacted history.
  */
 import { rounds, type Span } from '../core/boundaries.js';
-import { assistantMessage, hasToolCalls, strategyOrigin, userMessage, type AssistantMessage, type Message } from '../core/messages.js';
+import { assistantMessage, droppedIds, hasToolCalls, strategyOrigin, userMessage, type AssistantMessage, type Message } from '../core/messages.js';
 import type { TokenCounter } from '../core/tokens.js';
 import type { Params } from '../runner/types.js';
 import { checkBelow } from './params.js';
@@ -428,11 +428,15 @@ export const progressiveRemoval: StrategyDefinition = {
       const note = userMessage({ id: `${NAME}:scratchpad:${input.step}`, content: `# Task Scratchpad\n\n${scratchpad()}`, origin: strategyOrigin(NAME, 'scratchpad') });
       const out = [...messages.slice(0, from), note, ...messages.slice(cut)];
       const detail = `summarized ${span.length} older messages (${how}) into the scratchpad; kept the last ${messages.length - cut}`;
-      return { messages: out, event: { kind: 'summarized', messageId: note.id, detail, tokensBefore: est.context(messages), tokensAfter: est.context(out) } };
+      return {
+        messages: out,
+        event: { kind: 'summarized', messageId: note.id, messageIds: span.map((m) => m.id), detail, text: note.content, tokensBefore: est.context(messages), tokensAfter: est.context(out) },
+      };
     };
 
-    const removedEvent = (r: Removal, before: number): StrategyEvent => ({
+    const removedEvent = (r: Removal, from: readonly Message[], before: number): StrategyEvent => ({
       kind: 'removed',
+      messageIds: droppedIds(from, r.messages),
       detail: `removed ${r.removed} of ${r.candidates} tool rounds (calls with their results) at level ${r.level}%, middle-out`,
       tokensBefore: before,
       tokensAfter: r.tokens,
@@ -445,7 +449,7 @@ export const progressiveRemoval: StrategyDefinition = {
       const events: StrategyEvent[] = [];
       let messages: readonly Message[];
       if (removal.under) {
-        events.push(removedEvent(removal, tokens));
+        events.push(removedEvent(removal, input.messages, tokens));
         messages = removal.messages;
       } else {
         // As in the seed, the fallback starts again from the messages as they were.
@@ -456,11 +460,11 @@ export const progressiveRemoval: StrategyDefinition = {
           const after = est.context(messages);
           const again = after >= compactAt ? removeProgressively(messages, after, target, est) : undefined;
           if (again && again.removed > 0) {
-            events.push(removedEvent(again, after));
+            events.push(removedEvent(again, messages, after));
             messages = again.messages;
           }
         } else if (removal.removed > 0) {
-          events.push(removedEvent(removal, tokens));
+          events.push(removedEvent(removal, input.messages, tokens));
           messages = removal.messages;
         } else {
           return { messages: input.messages, events: [{ kind: 'warning', detail: `context at ${pct(tokens, input.window)} of the window: nothing left to remove or summarize`, tokensBefore: tokens }] };

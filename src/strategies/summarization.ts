@@ -230,7 +230,9 @@ async function summarize(input: StrategyInput, messages: readonly Message[], tok
   const event: StrategyEvent = {
     kind: 'summarized',
     messageId: summary.id,
+    messageIds: span.map((m) => m.id),
     detail: `${span.length} messages summarized (${how}), ${kept.length} kept; conversation saved to ${saved.json} and ${saved.markdown}`,
+    text: summary.content,
     tokensBefore: tokens,
     tokensAfter: counter.countContext(next),
   };

@@ -18,7 +18,7 @@
  * the latest round (its results are what the model must answer).
  */
 import { rounds, type Span } from '../core/boundaries.js';
-import type { Message } from '../core/messages.js';
+import { droppedIds, type Message } from '../core/messages.js';
 import type { TokenCounter } from '../core/tokens.js';
 import type { Params } from '../runner/types.js';
 import { measurePressure } from './pressure.js';
@@ -93,7 +93,8 @@ export const windowStrategy: StrategyDefinition = {
         if (!kept) return { messages };
         const dropped = messages.length - kept.messages.length;
         const detail = `dropped ${dropped} messages, kept the first ${kept.head} and the last ${kept.tail}`;
-        return { messages: kept.messages, events: [{ kind: 'removed', detail, tokensBefore: tokens, tokensAfter: counter.countContext(kept.messages) }] };
+        const event = { kind: 'removed', messageIds: droppedIds(messages, kept.messages), detail, tokensBefore: tokens, tokensAfter: counter.countContext(kept.messages) } as const;
+        return { messages: kept.messages, events: [event] };
       },
     };
   },

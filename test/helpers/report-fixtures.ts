@@ -10,6 +10,8 @@ import type { EventRecord, ProbeOutcome, ProbeRecord, RunResult, RunStatus, Step
 export const WINDOW = 8000;
 export const INJECTION = '</script><script>window.__pwned=1</script>';
 export const HOSTILE_TITLE = `Fix "auth" <b>bug</b> ${INJECTION}\u2028& more`;
+/** What the codex preset's summary says: the timeline shows it, as text. */
+export const SUMMARY_TEXT = `## Handoff\n- rate limit in auth/limits.py\n- <img src=x onerror="window.__pwned=2"> ${INJECTION}`;
 /** The mock's settings, on purpose not its defaults, so the header shows what was stored. */
 export const MOCK_OPTIONS = { recall: 0.7, summaryTokens: 600, seed: 3 };
 export const CALIBRATION = 1.16;
@@ -98,7 +100,9 @@ function run(spec: RunSpec, totalSteps: number): RunResult {
   const inputTokens = steps.reduce((n, s) => n + s.promptTokens, 0);
   const outputTokens = steps.reduce((n, s) => n + s.completionTokens, 0);
   const priceModel = live ? UNPRICED_MODEL : 'gpt-4o';
-  const probes: ProbeRecord[] = spec.probes.map((p, i) => ({ probeId: `probe-${i + 1}`, step: p.step, answer: `answer ${i + 1}`, how: p.how }));
+  // The hostile scenario's planted facts are markup too: they reach the timeline as probe answers.
+  const hostile = spec.scenarioTitle === HOSTILE_TITLE ? ` ${INJECTION}` : '';
+  const probes: ProbeRecord[] = spec.probes.map((p, i) => ({ probeId: `probe-${i + 1}`, step: p.step, answer: `answer ${i + 1}${hostile}`, how: p.how }));
   const count = (how: ProbeOutcome): number => probes.filter((p) => p.how === how).length;
   return {
     runId: `${spec.scenarioId}-${spec.strategy}`,
@@ -189,7 +193,10 @@ export function sampleRuns(): RunResult[] {
         strategy: 'masking',
         tokens: [900, 2100, 3300, 4400, 3900, 4300],
         status: 'completed',
-        events: [event(5, 1, 'masked', 'masked tool output m7 (1,200 tokens)'), event(6, 1, 'masked', `masked m9 ${INJECTION}`)],
+        events: [
+          { ...event(5, 1, 'masked', 'bash output masked'), messageId: 'm7' },
+          { ...event(6, 1, 'masked', `masked m9 ${INJECTION}`), messageId: 'm9' },
+        ],
         probes: probesA('verbatim', 'lost'),
         recall: [9, 10],
       },
@@ -202,7 +209,7 @@ export function sampleRuns(): RunResult[] {
         tokens: [900, 2100, 3300, 4400, 2000, 2600],
         status: 'completed',
         aux: [{ step: 5, prompt: 4500, completion: 300 }],
-        events: [event(5, 1, 'summarized', 'steps 1-4 replaced by a handoff summary')],
+        events: [{ ...event(5, 1, 'summarized', 'steps 1-4 replaced by a handoff summary'), messageId: 's5', messageIds: ['m1', 'm2', 'm3'], text: SUMMARY_TEXT }],
         probes: probesA('verbatim', 'summary'),
         recall: [8, 10],
       },

@@ -1,31 +1,31 @@
 /**
- * `bench report`: render a DuckDB results file (latest batch, a given one, or all) to HTML.
+ * `bench report`: render a results database (latest batch, a given one, or all) to HTML, JSON, CSV
+ * or markdown, optionally against a baseline. Everything is read and rendered before anything is
+ * written, so a bad input leaves no partial output behind.
  */
 import path from 'node:path';
-import { CtxbenchError } from '../../core/errors.js';
-import { renderReport, writeReport } from '../../report/render.js';
-import { ResultStore } from '../../store/result-store.js';
-import { VERSION } from '../paths.js';
+import { loadBaseline } from '../../report/baseline-source.js';
+import { outputFormat, renderOutput } from '../../report/outputs.js';
+import { writeReport } from '../../report/render.js';
+import { readBatch } from '../../store/read-batch.js';
+import { DEFAULT_REPORT, VERSION } from '../paths.js';
 
 export interface ReportOptions {
   readonly db: string;
-  readonly output: string;
+  /** Files to write; the format follows the extension. Default: the HTML report. */
+  readonly output: readonly string[];
   readonly batch?: string;
+  readonly baseline?: string;
 }
 
 export async function reportCommand(options: ReportOptions): Promise<void> {
-  const store = await ResultStore.openExisting(options.db);
-  try {
-    const batchId = await store.batchNamed(options.batch);
-    const runs = await store.loadRuns(batchId === undefined ? {} : { batchId });
-    if (runs.length === 0) {
-      const which = options.batch ? `batch ${options.batch}` : 'it';
-      throw new CtxbenchError('REPORT_ERROR', `${options.db}: no runs in ${which}; run \`bench run --db ${options.db}\` first`);
-    }
-    const html = renderReport(runs, { generatedAt: new Date(), version: VERSION, database: path.resolve(options.db) });
-    await writeReport(options.output, html);
-    process.stdout.write(`Report: ${path.resolve(options.output)} (${runs.length} runs)\n`);
-  } finally {
-    await store.close();
+  const outputs = (options.output.length ? options.output : [DEFAULT_REPORT]).map((file) => ({ file, format: outputFormat(file) }));
+  const baseline = options.baseline === undefined ? undefined : await loadBaseline(options.baseline);
+  const { runs, batches } = await readBatch(options.db, options.batch);
+  const meta = { generatedAt: new Date(), version: VERSION, database: path.resolve(options.db), batches, baseline };
+  const rendered = outputs.map(({ file, format }) => ({ file, text: renderOutput(format, runs, meta) }));
+  for (const { file, text } of rendered) {
+    await writeReport(file, text);
+    process.stdout.write(`Report: ${path.resolve(file)} (${runs.length} runs)\n`);
   }
 }

@@ -13,13 +13,14 @@ import { runMatrix } from '../../runner/matrix.js';
 import { runId } from '../../runner/replay.js';
 import { planBatch, type BatchPlan } from '../../runner/resume.js';
 import { jobsOfShard, parseShard, type Shard } from '../../runner/shard.js';
-import type { RunResult } from '../../runner/types.js';
+import type { BatchInfo, RunResult } from '../../runner/types.js';
 import { loadScenarios, resolveScenarioPaths } from '../../scenarios/load.js';
 import { select } from '../../strategies/index.js';
 import { parseAssignment, resolveParams } from '../../strategies/params.js';
 import { ResultStore } from '../../store/result-store.js';
 import { parseChoice, parseEncoding, parseFraction, parseTokenCount } from '../options.js';
-import { BUNDLED_SCENARIOS, VERSION } from '../paths.js';
+import { gitRevision } from '../git-revision.js';
+import { BUNDLED_SCENARIOS, PACKAGE_ROOT, VERSION } from '../paths.js';
 import { createProgress, type Progress } from '../progress.js';
 import { openBackend } from '../backend.js';
 import { calibrate, calibrationLine, calibrationRow } from '../calibration.js';
@@ -126,6 +127,7 @@ export async function runCommand(options: RunOptions, argv: readonly string[]): 
   };
   process.on('SIGINT', onSigint);
   const saved: RunResult[] = [];
+  let batch: BatchInfo | undefined;
   try {
     const calibration = options.calibrate ? calibrate(scenarios.map((s) => s.scenario), counter) : [];
     calibration.forEach((c) => out.write(`${calibrationLine(c)}\n`));
@@ -138,8 +140,11 @@ export async function runCommand(options: RunOptions, argv: readonly string[]): 
     if (plan.kept.length > 0) saved.push(...(await store.loadRuns({ runIds: plan.kept })));
     await store.deleteRuns(plan.redo);
     if (isNew) {
-      await store.saveBatch({ batchId, createdAt: new Date(), command: ['bench', ...argv].join(' '), version: VERSION, fingerprint });
+      batch = { batchId, createdAt: new Date(), command: ['bench', ...argv].join(' '), version: VERSION, fingerprint, gitSha: gitRevision(PACKAGE_ROOT) };
+      await store.saveBatch(batch);
       await store.saveCalibration(calibration.map((c) => calibrationRow(batchId, c)));
+    } else {
+      batch = (await store.loadBatches([batchId]))[0];
     }
     const todo = new Set(plan.toRun.map((job) => job.key));
     const started = (progress = createProgress(todo.size, plan.toRun.reduce((n, job) => n + job.weight, 0)));
@@ -181,7 +186,7 @@ export async function runCommand(options: RunOptions, argv: readonly string[]): 
   if (cache && opened.cache?.enabled) out.write(`\nCache: ${cache.hits} hit(s), ${cache.misses} request(s) sent (${opened.cache.dir})\n`);
   out.write(`\nResults: ${path.resolve(options.db)}\n`);
   if (options.report !== false) {
-    const html = renderReport(saved, { generatedAt: new Date(), version: VERSION, database: path.resolve(options.db) });
+    const html = renderReport(saved, { generatedAt: new Date(), version: VERSION, database: path.resolve(options.db), batches: batch ? [batch] : [] });
     await writeReport(options.report, html);
     out.write(`Report:  ${path.resolve(options.report)}\n`);
   }

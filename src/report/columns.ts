@@ -1,0 +1,86 @@
+/**
+ * How the report groups runs: into run configurations (a strategy, told apart by whatever else varies
+ * between its runs: one matrix column, one chart series, one Pareto point) and into scenario groups.
+ */
+import { basename, dirname } from 'node:path';
+import type { Params, RunResult } from '../runner/types.js';
+import { distinct, fmtInt } from './format.js';
+
+/**
+ * One run configuration. `label` is the whole name ("codex (summarization)"); tables print `name`
+ * and `sub` apart.
+ */
+export interface Column {
+  readonly label: string;
+  readonly name: string;
+  /** The strategy a preset runs and what else sets this column apart, or "". */
+  readonly sub: string;
+  readonly color: string;
+}
+
+/** Distinct per column and stable across charts; red is left out because it means overflow. */
+const PALETTE = ['#2f6db5', '#e07b19', '#3a9a4a', '#8e5bb0', '#14999b', '#b5912d', '#d1589c', '#7a5a45'];
+
+/** A preset is named with the strategy it runs: "codex (summarization)". */
+export const baseOf = (r: RunResult): string =>
+  r.config.baseStrategy && r.config.baseStrategy !== r.config.strategy ? r.config.baseStrategy : '';
+export const strategyName = (r: RunResult): string => (baseOf(r) ? `${r.config.strategy} (${baseOf(r)})` : r.config.strategy);
+
+function formatParams(params: Params): string {
+  return Object.entries(params)
+    .map(([k, v]) => `${k}=${String(v)}`)
+    .join(', ');
+}
+
+export interface Columns {
+  readonly columns: Column[];
+  readonly columnOf: (run: RunResult) => Column;
+}
+
+/**
+ * Columns are strategies; when runs of one strategy on one scenario differ in params, backend, model,
+ * window or encoding, the differing parts join the label so two configurations never share a cell.
+ */
+export function columnsOf(runs: readonly RunResult[]): Columns {
+  const parts = (r: RunResult) => ({
+    params: formatParams(r.config.params),
+    backend: r.config.backend,
+    model: r.config.model,
+    window: `${fmtInt(r.config.window)} window`,
+    encoding: r.config.encoding,
+  });
+  // Only what differs within one scenario and strategy: strategies differ in params by nature, and
+  // scenarios recorded with different models differ in model and window, neither a reason to split.
+  const varying = (strategy: string, name: keyof ReturnType<typeof parts>): boolean =>
+    distinct(runs.map((r) => r.config.scenarioId)).some(
+      (scenarioId) =>
+        distinct(
+          runs
+            .filter((r) => r.config.strategy === strategy && r.config.scenarioId === scenarioId)
+            .map((r) => parts(r)[name]),
+        ).length > 1,
+    );
+  // The baseline goes first so every other column reads as a comparison against it.
+  const ordered = [...runs].sort((a, b) => Number(b.config.strategy === 'raw') - Number(a.config.strategy === 'raw'));
+  const columns = new Map<string, Column>();
+  const byRun = new Map<RunResult, Column>();
+  for (const run of ordered) {
+    const extra = Object.entries(parts(run))
+      .filter(([name, value]) => varying(run.config.strategy, name as keyof ReturnType<typeof parts>) && value !== '')
+      .map(([, value]) => value);
+    const name = run.config.strategy;
+    const sub = [baseOf(run), ...extra].filter((part) => part !== '').join(' · ');
+    const label = sub ? `${name} (${sub})` : name;
+    if (!columns.has(label)) columns.set(label, { label, name, sub: sub ? `(${sub})` : '', color: PALETTE[columns.size % PALETTE.length]! });
+    byRun.set(run, columns.get(label)!);
+  }
+  return { columns: [...columns.values()], columnOf: (run) => byRun.get(run)! };
+}
+
+/** The runs of each column, in column order. */
+export function runsByColumn({ columns, columnOf }: Columns, runs: readonly RunResult[]): { col: Column; runs: RunResult[] }[] {
+  return columns.map((col) => ({ col, runs: runs.filter((r) => columnOf(r) === col) }));
+}
+
+/** A scenario's group is the folder it was loaded from (the bundled suite: one per agent, and synthetic). */
+export const scenarioGroupOf = (run: RunResult): string => basename(dirname(run.config.scenarioFile)) || '.';

@@ -1,0 +1,167 @@
+/**
+ * The report's other outputs, from the same numbers as the HTML page: JSON (for tools), CSV (one row
+ * per run, for spreadsheets) and markdown (for a PR comment or a CI job summary).
+ */
+import { metricsByKey, runMetrics } from '../gate/baseline.js';
+import { formatMarkdown } from '../gate/output.js';
+import { probesPassed } from '../metrics/probes.js';
+import type { RunResult } from '../runner/types.js';
+import { columnsOf, runsByColumn, scenarioGroupOf } from './columns.js';
+import { plain, sum } from './format.js';
+import { runSuccess, SUCCESS_DEFINITION } from './pareto.js';
+import { buildView, type ReportMeta } from './view.js';
+
+/** Bumped when a field of the JSON output changes meaning or goes away. */
+export const REPORT_JSON_FORMAT = 1;
+
+export function reportJson(runs: readonly RunResult[], meta: ReportMeta): string {
+  const view = buildView(runs, meta);
+  const columns = columnsOf(runs);
+  const points = new Map(view.pareto.points.map((p) => [p.label, p]));
+  const configurations = runsByColumn(columns, runs).map(({ col, runs: own }) => {
+    const priced = own.every((r) => r.summary.costUsd !== undefined);
+    const point = points.get(col.label);
+    return {
+      configuration: col.label,
+      strategy: own[0]!.config.strategy,
+      baseStrategy: own[0]!.config.baseStrategy,
+      runs: own.length,
+      completed: own.filter((r) => r.summary.status === 'completed').length,
+      overflowed: own.filter((r) => r.summary.status === 'overflow').length,
+      probesPassed: sum(own, (r) => probesPassed(r.summary.probes)),
+      probesTotal: sum(own, (r) => r.summary.probes.total),
+      referencePresent: sum(own, (r) => r.summary.referenceRecall?.present ?? 0),
+      referenceTotal: sum(own, (r) => r.summary.referenceRecall?.total ?? 0),
+      inputTokens: sum(own, (r) => r.summary.inputTokens),
+      cachedInputTokens: sum(own, (r) => r.summary.cachedInputTokens),
+      overheadTokens: sum(own, (r) => r.summary.overheadTokens),
+      llmCalls: sum(own, (r) => r.summary.llmCalls),
+      costUsd: priced ? sum(own, (r) => r.summary.costUsd!) : null,
+      meanPeakContextPct: sum(own, (r) => r.summary.peakContextTokens / r.config.window) / own.length,
+      restarts: sum(own, (r) => r.summary.restarts),
+      success: point?.success ?? null,
+      paretoFront: point?.front ?? false,
+    };
+  });
+  const out = {
+    format: REPORT_JSON_FORMAT,
+    generatedAt: meta.generatedAt.toISOString(),
+    ctxbench: meta.version,
+    batches: (meta.batches ?? []).map((b) => ({ ...b, createdAt: b.createdAt.toISOString(), gitSha: b.gitSha ?? null })),
+    facts: Object.fromEntries(view.facts.map((f) => [f.label, f.value])),
+    notes: view.notes,
+    recommended: { configuration: view.pareto.recommended, rule: view.pareto.rule, costAxis: view.pareto.axis, note: view.pareto.note },
+    successDefinition: SUCCESS_DEFINITION,
+    configurations,
+    runs: runs.map((r) => ({
+      runId: r.runId,
+      batchId: r.batchId,
+      scenarioId: r.config.scenarioId,
+      scenarioGroup: scenarioGroupOf(r),
+      configuration: columns.columnOf(r).label,
+      strategy: r.config.strategy,
+      backend: r.config.backend,
+      model: r.config.model,
+      window: r.config.window,
+      params: r.config.params,
+      ...runMetrics(r),
+      success: runSuccess(r),
+    })),
+    baseline: view.baseline && {
+      file: view.baseline.file,
+      description: view.baseline.description,
+      regressions: view.baseline.comparison.regressions,
+      improvements: view.baseline.comparison.improvements,
+      missingFromCandidate: view.baseline.missing,
+      newInCandidate: view.baseline.added,
+    },
+  };
+  return `${JSON.stringify(out, null, 2)}\n`;
+}
+
+const CSV_COLUMNS = [
+  'run_id', 'batch_id', 'scenario_id', 'scenario_group', 'configuration', 'strategy', 'base_strategy', 'backend', 'model', 'window',
+  'status', 'failed_step', 'steps', 'total_steps', 'sessions', 'restarts', 'input_tokens', 'cached_input_tokens', 'output_tokens',
+  'overhead_tokens', 'llm_calls', 'cost_usd', 'peak_context_pct', 'mean_context_pct', 'probes_passed', 'probes_total',
+  'ref_present', 'ref_total', 'success',
+] as const;
+
+/**
+ * RFC 4180 quoting; text that a spreadsheet would run as a formula (=, +, -, @ first) gets a leading
+ * apostrophe, since scenario ids come from recordings anyone can write.
+ */
+function csvCell(value: string | number | null | undefined): string {
+  if (value === null || value === undefined) return '';
+  if (typeof value === 'number') return String(value);
+  const text = /^[=+\-@\t\r]/.test(value) ? `'${value}` : value;
+  return /[",\r\n]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
+}
+
+export function reportCsv(runs: readonly RunResult[]): string {
+  const { columnOf } = columnsOf(runs);
+  const rows = runs.map((r) => {
+    const { config: c, summary: s } = r;
+    const row: Record<(typeof CSV_COLUMNS)[number], string | number | null | undefined> = {
+      run_id: r.runId,
+      batch_id: r.batchId,
+      scenario_id: c.scenarioId,
+      scenario_group: scenarioGroupOf(r),
+      configuration: columnOf(r).label,
+      strategy: c.strategy,
+      base_strategy: c.baseStrategy,
+      backend: c.backend,
+      model: c.model,
+      window: c.window,
+      status: s.status,
+      failed_step: s.failedStep,
+      steps: s.steps,
+      total_steps: s.totalSteps,
+      sessions: s.sessions,
+      restarts: s.restarts,
+      input_tokens: s.inputTokens,
+      cached_input_tokens: s.cachedInputTokens,
+      output_tokens: s.outputTokens,
+      overhead_tokens: s.overheadTokens,
+      llm_calls: s.llmCalls,
+      cost_usd: s.costUsd,
+      peak_context_pct: s.peakContextTokens / c.window,
+      mean_context_pct: s.meanContextPct,
+      probes_passed: probesPassed(s.probes),
+      probes_total: s.probes.total,
+      ref_present: s.referenceRecall?.present,
+      ref_total: s.referenceRecall?.total,
+      success: runSuccess(r),
+    };
+    return CSV_COLUMNS.map((name) => csvCell(row[name])).join(',');
+  });
+  return `${[CSV_COLUMNS.join(','), ...rows].join('\r\n')}\r\n`;
+}
+
+const mdCell = (text: string): string => plain(text).replace(/\|/g, '\\|').replace(/\s+/g, ' ').trim();
+
+/** What the page says first, in markdown: what ran, the recommendation, the summary table, the baseline verdict. */
+export function reportMarkdown(runs: readonly RunResult[], meta: ReportMeta): string {
+  const view = buildView(runs, meta);
+  const lines = [`## ${mdCell(view.title)}`, ''];
+  lines.push(view.facts.map((f) => `**${mdCell(f.label)}**: ${mdCell(f.value)}`).join(' · '), '');
+  for (const note of view.notes) lines.push(`> ${mdCell(note)}`, '');
+  if (view.pareto.recommended) lines.push(`**Recommended default: ${mdCell(view.pareto.recommended)}.** ${mdCell(view.pareto.rule)}${view.pareto.note ? ` ${mdCell(view.pareto.note)}` : ''}`, '');
+  const table = view.summaries[0]?.table;
+  if (table) {
+    const headers = ['strategy', ...table.columns.map((c) => c.label)];
+    lines.push(`| ${headers.map(mdCell).join(' | ')} |`, `|---|${table.columns.map(() => '--:').join('|')}|`);
+    for (const row of table.rows) {
+      const cells = row.cells.map((c) => {
+        const text = mdCell(c.detail ? `${c.text} (${c.detail})` : c.text);
+        return c.best ? `**${text}**` : text;
+      });
+      lines.push(`| ${[mdCell(row.label), ...cells].join(' | ')} |`);
+    }
+    lines.push('', `Bold: ${mdCell(table.bestNote.replace(/^Green: /, ''))}`, '');
+  }
+  if (view.baseline && meta.baseline) {
+    lines.push(`Baseline: \`${mdCell(view.baseline.file)}\`, ${mdCell(view.baseline.description)}`, '');
+    lines.push(formatMarkdown(view.baseline.comparison, meta.baseline.runs, metricsByKey(runs, meta.database ?? 'the reported runs')));
+  }
+  return `${lines.join('\n').trimEnd()}\n`;
+}

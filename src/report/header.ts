@@ -1,0 +1,135 @@
+/**
+ * The report's header: what was run (batches, ctxbench version and commit, scenarios, strategies,
+ * backends, models, windows, seeds, calibration, prices) and what the backends assumed.
+ */
+import { describeMock } from '../llm/mock.js';
+import { priceFor } from '../metrics/cost.js';
+import type { BatchInfo, ParamValue, Params, RunResult } from '../runner/types.js';
+import { strategyName } from './columns.js';
+import { distinct, fmtInt, sum, usd } from './format.js';
+
+export interface Fact {
+  readonly label: string;
+  readonly value: string;
+}
+
+export const utcMinute = (date: Date): string => `${date.toISOString().slice(0, 16).replace('T', ' ')} UTC`;
+
+export function facts(runs: readonly RunResult[], batches: readonly BatchInfo[], fallbackVersion: string): Fact[] {
+  const list = (pick: (r: RunResult) => string): string => distinct(runs.map(pick)).join(', ') || '—';
+  const mockSeeds = distinct(runs.filter((r) => r.config.backend === 'mock').map((r) => r.config.backendOptions['seed'] ?? 'unrecorded'));
+  return [
+    ...batchFacts(batches, fallbackVersion),
+    { label: 'Runs', value: fmtInt(runs.length) },
+    { label: 'Scenarios', value: fmtInt(distinct(runs.map((r) => r.config.scenarioId)).length) },
+    { label: 'Strategies', value: list(strategyName) },
+    { label: 'Backends', value: list((r) => r.config.backend) },
+    { label: 'Models', value: list((r) => r.config.model) },
+    { label: 'Windows', value: list((r) => fmtInt(r.config.window)) },
+    ...(mockSeeds.length ? [{ label: 'Mock seeds', value: mockSeeds.map(String).join(', ') }] : []),
+    { label: 'Encodings', value: list((r) => r.config.encoding) },
+    { label: 'Token calibration', value: calibrationFact(runs) },
+    { label: 'Prices', value: priceFact(runs) },
+    ...usageFact(runs),
+  ];
+}
+
+/** When and with which ctxbench (version, commit) the runs were made, and the command of a single batch. */
+function batchFacts(batches: readonly BatchInfo[], fallbackVersion: string): Fact[] {
+  const builds = distinct(batches.map((b) => (b.gitSha ? `${b.version} (git ${b.gitSha})` : b.version)));
+  const version: Fact = { label: 'ctxbench', value: builds.join(', ') || fallbackVersion };
+  if (batches.length === 0) return [version];
+  if (batches.length === 1) {
+    const [batch] = batches as [BatchInfo];
+    return [{ label: 'Run', value: `${utcMinute(batch.createdAt)} · ${batch.command}` }, version];
+  }
+  const first = utcMinute(batches[0]!.createdAt);
+  const last = utcMinute(batches.at(-1)!.createdAt);
+  return [{ label: 'Batches', value: `${fmtInt(batches.length)}, ${first} to ${last}` }, version];
+}
+
+/** The factor each model's local counts were scaled by, or "uncalibrated"; "none" when no run was. */
+function calibrationFact(runs: readonly RunResult[]): string {
+  if (runs.length === 0) return '—';
+  if (runs.every((r) => r.config.calibrationFactor === undefined)) return 'none (local tokenizer counts as they are)';
+  return distinct(runs.map((r) => r.config.model))
+    .map((model) => {
+      const factors = distinct(runs.filter((r) => r.config.model === model).map((r) => r.config.calibrationFactor));
+      return `${model} ${factors.map((f) => (f === undefined ? 'uncalibrated' : `×${f.toFixed(3)}`)).join(' / ')}`;
+    })
+    .join(', ');
+}
+
+/** Whose list prices the costs use, with the rates, or that a cost is unknown. */
+function priceFact(runs: readonly RunResult[]): string {
+  const models = distinct(runs.map((r) => r.config.priceModel));
+  const priced = models.filter((model) => runs.some((r) => r.config.priceModel === model && r.summary.costUsd !== undefined));
+  const rates = priced.map((model) => {
+    const price = priceFor(model);
+    return price ? `${model} ${usd(price.input)} / ${usd(price.cachedInput)} / ${usd(price.output)}` : model;
+  });
+  const parts = [
+    ...(rates.length ? [`${rates.join(', ')} per 1M tokens of input / cached input / output`] : []),
+    ...models.filter((model) => !priced.includes(model)).map((model) => `${model} unknown (no cost)`),
+  ];
+  return parts.join('; ') || '—';
+}
+
+/**
+ * How far local token counts are from the provider usage the scenarios recorded, as the terminal
+ * summary states it: over the raw replays' steps (the recorded history sent unchanged), weighted by
+ * compared steps; other strategies' runs when no raw run compared any.
+ */
+function usageFact(runs: readonly RunResult[]): Fact[] {
+  const compared = runs.filter((r) => r.summary.usageComparison);
+  const raw = compared.filter((r) => r.config.strategy === 'raw');
+  const used = raw.length ? raw : compared;
+  const steps = sum(used, (r) => r.summary.usageComparison!.comparedSteps);
+  if (steps === 0) return [];
+  // Already in percent (compareUsage multiplies by 100), unlike the context fractions.
+  const error = sum(used, (r) => r.summary.usageComparison!.meanAbsPctError * r.summary.usageComparison!.comparedSteps) / steps;
+  const calibrated = used.some((r) => r.config.calibrationFactor !== undefined) ? 'calibrated ' : '';
+  return [
+    {
+      label: 'Token count error',
+      value: `${error.toFixed(1)}% mean absolute vs recorded provider usage (${calibrated}${raw.length ? 'raw replay, ' : ''}${fmtInt(steps)} steps)`,
+    },
+  ];
+}
+
+const share = (part: number, whole: number): string => (part === whole ? '' : ` (${fmtInt(part)} of ${fmtInt(whole)} runs)`);
+
+/** One note per backend setting: the mock's assumptions with its recall, summary length and seed; a live server's mode. */
+export function backendNotes(runs: readonly RunResult[]): string[] {
+  const groups = new Map<string, RunResult[]>();
+  for (const run of runs) {
+    const key = JSON.stringify([run.config.backend, run.config.backendOptions]);
+    groups.set(key, [...(groups.get(key) ?? []), run]);
+  }
+  return [...groups.values()].map((own) => {
+    const { backend, backendOptions } = own[0]!.config;
+    const of = share(own.length, runs.length);
+    if (backend === 'mock') {
+      // Runs stored without the mock's settings say so rather than print "undefined".
+      const settings: Record<string, ParamValue> = {};
+      for (const key of ['recall', 'summaryTokens', 'seed']) settings[key] = backendOptions[key] ?? 'unrecorded';
+      return describeMock(settings).replace(/^Mock LLM:/, `Mock LLM${of}:`);
+    }
+    return liveNote(backend, backendOptions, own, of);
+  });
+}
+
+function liveNote(backend: string, options: Params, runs: readonly RunResult[], of: string): string {
+  const parts: string[] = [];
+  // The page names no URL (it is self-contained, and a reader shouldn't take one for a link): host and path only.
+  if (typeof options['url'] === 'string') parts.push(`server ${options['url'].replace(/^[a-z][a-z0-9+.-]*:\/\//i, '').replace(/\/$/, '')}`);
+  if (options['live'] !== undefined) {
+    parts.push(`live mode ${String(options['live'])}${options['live'] === 'measure' ? ' (one output token per agent step)' : ''}`);
+  }
+  const rest = Object.entries(options).filter(([k]) => !['url', 'live', 'model'].includes(k));
+  if (rest.length) parts.push(rest.map(([k, v]) => `${k}=${String(v)}`).join(', '));
+  const requests = sum(runs, (r) => r.steps.length);
+  const cached = sum(runs, (r) => r.steps.filter((s) => s.cached === true).length);
+  parts.push(`${fmtInt(cached)} of ${fmtInt(requests)} requests answered from the record/replay cache`);
+  return `${backend}${of}: ${parts.join('; ')}.`;
+}

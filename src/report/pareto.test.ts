@@ -1,0 +1,120 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import type { RunResult, RunStatus } from '../runner/types.js';
+import { sampleRuns } from '../../test/helpers/report-fixtures.js';
+import type { Column } from './columns.js';
+import { paretoOf, runSuccess, WITHIN } from './pareto.js';
+
+const [template] = sampleRuns() as [RunResult];
+
+interface RunSpec {
+  readonly scenario?: string;
+  readonly status?: RunStatus;
+  readonly probes?: readonly [passed: number, total: number];
+  readonly recall?: readonly [present: number, total: number];
+  readonly cost?: number | undefined;
+  readonly inputTokens?: number;
+}
+
+function run(spec: RunSpec): RunResult {
+  const [passed, total] = spec.probes ?? [0, 0];
+  return {
+    ...template,
+    config: { ...template.config, scenarioId: spec.scenario ?? 's1' },
+    summary: {
+      ...template.summary,
+      status: spec.status ?? 'completed',
+      probes: { total, verbatim: passed, summary: 0, recoverable: 0, lost: total - passed },
+      referenceRecall: spec.recall ? { present: spec.recall[0], total: spec.recall[1] } : undefined,
+      costUsd: 'cost' in spec ? spec.cost : 1,
+      inputTokens: spec.inputTokens ?? 1000,
+    },
+  };
+}
+
+const column = (label: string): Column => ({ label, name: label, sub: '', color: '#000' });
+const group = (label: string, ...runs: RunResult[]) => ({ col: column(label), runs });
+
+describe('runSuccess', () => {
+  it('is 0 for a run that did not replay every step, whatever it kept', () => {
+    for (const status of ['overflow', 'invalid_context', 'stopped', 'error'] as const) {
+      expect(runSuccess(run({ status, probes: [4, 4], recall: [9, 9] }))).toBe(0);
+    }
+  });
+
+  it('is the share of probes passed, of references kept, or their mean', () => {
+    expect(runSuccess(run({ probes: [3, 4] }))).toBe(0.75);
+    expect(runSuccess(run({ recall: [9, 10] }))).toBe(0.9);
+    expect(runSuccess(run({ probes: [1, 2], recall: [1, 1] }))).toBe(0.75);
+  });
+
+  it('is 1 for a completed run with nothing to check', () => {
+    expect(runSuccess(run({ recall: [0, 0] }))).toBe(1);
+    expect(runSuccess(run({}))).toBe(1);
+  });
+});
+
+describe('paretoOf', () => {
+  it('recommends the cheapest configuration within one point of the best, and says why', () => {
+    const pareto = paretoOf([
+      group('raw', run({ status: 'overflow', cost: 1 })),
+      group('masking', run({ probes: [99, 100], cost: 3 })),
+      group('summary', run({ probes: [100, 100], cost: 5 })),
+      group('window', run({ probes: [90, 100], cost: 4 })),
+    ]);
+    expect(pareto.axis).toBe('dollars');
+    expect(pareto.recommended).toBe('masking');
+    expect(pareto.rule).toBe(
+      'The cheapest configuration (by dollars) whose success is within 1 percentage point of the best (100.0%): masking, 99.0% for $3.00.',
+    );
+    expect(pareto.points.map((p) => [p.label, p.costText, p.successText, p.front, p.recommended])).toEqual([
+      ['raw', '$1.00', '0.0%', true, false],
+      ['masking', '$3.00', '99.0%', true, true],
+      ['window', '$4.00', '90.0%', false, false],
+      ['summary', '$5.00', '100.0%', true, false],
+    ]);
+  });
+
+  it('falls back to billed input tokens when a run has no price', () => {
+    const pareto = paretoOf([group('a', run({ cost: undefined, inputTokens: 5000, probes: [1, 1] })), group('b', run({ cost: 2, inputTokens: 7000, probes: [1, 1] }))]);
+    expect(pareto.axis).toBe('billed input tokens');
+    expect(pareto.points.map((p) => p.costText)).toEqual(['5,000 tokens', '7,000 tokens']);
+    expect(pareto.recommended).toBe('a');
+  });
+
+  it('compares configurations on the scenarios they all ran, and says so', () => {
+    const pareto = paretoOf([
+      group('a', run({ scenario: 's1', probes: [1, 1] }), run({ scenario: 's2', status: 'overflow' })),
+      group('b', run({ scenario: 's1', probes: [1, 2] })),
+    ]);
+    expect(pareto.note).toBe('Compared on the 1 of 2 scenarios every configuration ran.');
+    expect(pareto.points.find((p) => p.label === 'a')!.success).toBe(1);
+    expect(paretoOf([group('a', run({ scenario: 's1' })), group('b', run({ scenario: 's2' }))]).points).toEqual([]);
+  });
+
+  it('names a lone configuration without pretending to compare', () => {
+    expect(paretoOf([group('a', run({}))]).rule).toBe('Only one configuration ran: a.');
+  });
+
+  it('keeps the front and the recommendation consistent for any costs and successes', () => {
+    const point = fc.record({ cost: fc.integer({ min: 0, max: 50 }), passed: fc.integer({ min: 0, max: 20 }), overflow: fc.boolean() });
+    fc.assert(
+      fc.property(fc.array(point, { minLength: 1, maxLength: 12 }), (specs) => {
+        const pareto = paretoOf(specs.map((s, i) => group(`c${i}`, run({ cost: s.cost, probes: [s.passed, 20], status: s.overflow ? 'overflow' : 'completed' }))));
+        const { points } = pareto;
+        const dominated = (p: (typeof points)[number]) =>
+          points.some((q) => q.cost <= p.cost && q.success >= p.success && (q.cost < p.cost || q.success > p.success));
+        for (const p of points) expect(p.front).toBe(!dominated(p));
+        const best = Math.max(...points.map((p) => p.success));
+        const picked = points.filter((p) => p.recommended);
+        expect(picked).toHaveLength(1);
+        expect(picked[0]!.front).toBe(true);
+        expect(picked[0]!.success).toBeGreaterThanOrEqual(best - WITHIN - 1e-9);
+        // Nothing cheaper is within the band.
+        expect(points.some((p) => p.cost < picked[0]!.cost && p.success >= best - WITHIN - 1e-9)).toBe(false);
+        // Cheapest first.
+        expect(points.map((p) => p.cost)).toEqual([...points.map((p) => p.cost)].sort((a, b) => a - b));
+      }),
+    );
+  });
+});

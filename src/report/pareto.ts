@@ -1,0 +1,100 @@
+/**
+ * Cost against success for every run configuration, the Pareto front (no other configuration is both
+ * cheaper and more successful), and the recommended default with the rule that picked it.
+ */
+import { probesPassed } from '../metrics/probes.js';
+import type { RunResult } from '../runner/types.js';
+import type { Column } from './columns.js';
+import { distinct, dollars, fmtInt, fmtPct, sum } from './format.js';
+
+/** The recommendation gives up at most this much success (1 percentage point) for a lower cost. */
+export const WITHIN = 0.01;
+
+export const SUCCESS_DEFINITION =
+  'Success of a run: 0 when it did not replay every step (the provider refused its context or the strategy gave up, so the task failed); ' +
+  'otherwise the share of what it had to keep that it kept: probes passed, and reference recall on recorded scenarios (their mean when it has both; 1 when it has neither). ' +
+  'A configuration scores the mean over its scenarios.';
+
+export interface ParetoPoint {
+  readonly label: string;
+  readonly color: string;
+  /** Dollars, or billed input tokens when some run has no price (see Pareto.axis). */
+  readonly cost: number;
+  /** Mean success over the compared scenarios, in [0, 1]. */
+  readonly success: number;
+  readonly costText: string;
+  readonly successText: string;
+  readonly front: boolean;
+  readonly recommended: boolean;
+}
+
+export interface Pareto {
+  readonly axis: 'dollars' | 'billed input tokens';
+  /** Cheapest first. */
+  readonly points: ParetoPoint[];
+  /** The recommended configuration's label, when there is one. */
+  readonly recommended: string | null;
+  /** How the recommendation was picked, with the numbers. */
+  readonly rule: string;
+  /** Caveats: scenarios left out so every configuration is compared on the same ones. */
+  readonly note: string;
+}
+
+/** One run's success, as SUCCESS_DEFINITION says. */
+export function runSuccess(run: RunResult): number {
+  if (run.summary.status !== 'completed') return 0;
+  const { probes, referenceRecall } = run.summary;
+  const shares = [
+    ...(probes.total > 0 ? [probesPassed(probes) / probes.total] : []),
+    ...(referenceRecall && referenceRecall.total > 0 ? [referenceRecall.present / referenceRecall.total] : []),
+  ];
+  return shares.length ? sum(shares, (s) => s) / shares.length : 1;
+}
+
+/** Whether `a` dominates `b`: no worse on both axes, better on one. */
+const dominates = (a: { cost: number; success: number }, b: { cost: number; success: number }): boolean =>
+  a.cost <= b.cost && a.success >= b.success && (a.cost < b.cost || a.success > b.success);
+
+export function paretoOf(groups: readonly { col: Column; runs: RunResult[] }[]): Pareto {
+  const sets = groups.map((g) => new Set(g.runs.map((r) => r.config.scenarioId)));
+  const all = distinct(groups.flatMap((g) => g.runs.map((r) => r.config.scenarioId)));
+  const common = all.filter((id) => sets.every((set) => set.has(id)));
+  const note =
+    common.length === all.length
+      ? ''
+      : `Compared on the ${fmtInt(common.length)} of ${fmtInt(all.length)} scenarios every configuration ran.`;
+  if (common.length === 0) return { axis: 'dollars', points: [], recommended: null, rule: 'No scenario was run by every configuration: nothing to compare.', note };
+
+  const compared = groups.map((g) => ({ col: g.col, runs: g.runs.filter((r) => common.includes(r.config.scenarioId)) }));
+  const priced = compared.every((g) => g.runs.every((r) => r.summary.costUsd !== undefined));
+  const axis = priced ? 'dollars' : 'billed input tokens';
+  // Rounded to what the page prints, so two points that read alike are alike on the front too.
+  const raw = compared.map(({ col, runs }) => ({
+    col,
+    cost: priced ? Number(sum(runs, (r) => r.summary.costUsd!).toFixed(4)) : sum(runs, (r) => r.summary.inputTokens),
+    success: Math.round((sum(runs, runSuccess) / runs.length) * 1000) / 1000,
+  }));
+  const best = Math.max(...raw.map((p) => p.success));
+  // Cheapest within WITHIN of the best; among equal costs the more successful, then the first column.
+  const pick = raw
+    .filter((p) => p.success >= best - WITHIN - 1e-9)
+    .sort((a, b) => a.cost - b.cost || b.success - a.success)[0]!;
+  const points = raw
+    .map((p) => ({
+      label: p.col.label,
+      color: p.col.color,
+      cost: p.cost,
+      success: p.success,
+      costText: priced ? dollars(p.cost) : `${fmtInt(p.cost)} tokens`,
+      successText: fmtPct(p.success),
+      front: !raw.some((q) => dominates(q, p)),
+      recommended: p === pick,
+    }))
+    .sort((a, b) => a.cost - b.cost || b.success - a.success);
+  const rule =
+    raw.length === 1
+      ? `Only one configuration ran: ${pick.col.label}.`
+      : `The cheapest configuration (by ${axis}) whose success is within ${WITHIN * 100} percentage point of the best (${fmtPct(best)}): ` +
+        `${pick.col.label}, ${fmtPct(pick.success)} for ${priced ? dollars(pick.cost) : `${fmtInt(pick.cost)} tokens`}.`;
+  return { axis, points, recommended: pick.col.label, rule, note };
+}

@@ -1,0 +1,75 @@
+// The page script's shared helpers. The client files are concatenated, in a fixed order, into one
+// strict IIFE (render.ts), so they share these names without globals. Scenario text only ever
+// reaches the page through textContent, never innerHTML, so recordings can't become markup.
+var FONT = 'system-ui, -apple-system, "Segoe UI", Roboto, "Helvetica Neue", Arial, "Liberation Sans", sans-serif';
+var AXIS_FONT = '12px ' + FONT;
+var number = new Intl.NumberFormat('en-US');
+
+function compact(n) {
+  if (n >= 1e6) return +(n / 1e6).toFixed(2) + 'M';
+  if (n >= 1e3) return +(n / 1e3).toFixed(1) + 'k';
+  return String(n);
+}
+
+function percent(fraction) {
+  return (fraction * 100).toFixed(1) + '%';
+}
+
+/** An element with a class and text, built without parsing markup. */
+function el(tag, className, text) {
+  var node = document.createElement(tag);
+  if (className) node.className = className;
+  if (text !== undefined && text !== null) node.textContent = String(text);
+  return node;
+}
+
+/** The glyph of a marker kind, drawn on a canvas at (x, y) with radius r (device pixels). */
+function drawGlyph(ctx, kind, x, y, r, color) {
+  var px = uPlot.pxRatio;
+  ctx.lineWidth = 1.75 * px;
+  ctx.strokeStyle = color;
+  ctx.fillStyle = '#fff';
+  ctx.beginPath();
+  if (kind === 'overflow' || kind === 'failure') {
+    ctx.arc(x, y, r + 3 * px, 0, 2 * Math.PI);
+    ctx.fillStyle = 'rgba(255,255,255,0.85)';
+    ctx.fill();
+    ctx.beginPath();
+    ctx.moveTo(x - r, y - r);
+    ctx.lineTo(x + r, y + r);
+    ctx.moveTo(x + r, y - r);
+    ctx.lineTo(x - r, y + r);
+    ctx.lineWidth = 2.5 * px;
+    ctx.strokeStyle = kind === 'overflow' ? '#c62828' : '#9a6700';
+    ctx.stroke();
+    return;
+  }
+  if (kind === 'masked') {
+    ctx.arc(x, y, r * 0.55, 0, 2 * Math.PI);
+  } else if (kind === 'summarized') {
+    ctx.arc(x, y, r * 0.8, 0, 2 * Math.PI);
+    ctx.fillStyle = color;
+  } else if (kind === 'removed') {
+    ctx.moveTo(x - r, y - r * 0.7);
+    ctx.lineTo(x + r, y - r * 0.7);
+    ctx.lineTo(x, y + r);
+    ctx.closePath();
+  } else if (kind === 'continuation') {
+    ctx.moveTo(x - r, y + r * 0.7);
+    ctx.lineTo(x + r, y + r * 0.7);
+    ctx.lineTo(x, y - r);
+    ctx.closePath();
+    ctx.fillStyle = color;
+  } else if (kind === 'offloaded') {
+    ctx.rect(x - r * 0.75, y - r * 0.75, r * 1.5, r * 1.5);
+  } else {
+    // restart, and anything new: a diamond
+    ctx.moveTo(x, y - r - px);
+    ctx.lineTo(x + r + px, y);
+    ctx.lineTo(x, y + r + px);
+    ctx.lineTo(x - r - px, y);
+    ctx.closePath();
+  }
+  ctx.fill();
+  ctx.stroke();
+}

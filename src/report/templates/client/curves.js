@@ -1,0 +1,112 @@
+// Token curves: one uPlot chart per scenario, with window and threshold lines, markers for what the
+// strategies did, and a panel saying what each did at the hovered step (read from the timelines).
+var CURVE_HEIGHT = 320;
+var STEP_INCREMENTS = [1, 2, 5, 10, 20, 25, 50, 100, 200, 250, 500, 1000, 2000, 5000, 10000];
+
+// A window far above the curve would flatten it onto the axis: lines beyond 3x the data's peak
+// are named under the chart instead of drawn.
+function curveYMax(chart) {
+  var dataMax = 0;
+  chart.series.forEach(function (s) {
+    s.y.forEach(function (v) { if (v !== null && v > dataMax) dataMax = v; });
+  });
+  chart.markers.forEach(function (m) { if (m.y > dataMax) dataMax = m.y; });
+  var top = dataMax;
+  chart.lines.forEach(function (l) { if (l.value <= 3 * dataMax && l.value > top) top = l.value; });
+  return (top || 1) * 1.08;
+}
+
+// Window and threshold lines, then markers, on top of the series (uPlot's "draw" hook).
+function drawCurveOverlay(chart, u) {
+  var ctx = u.ctx;
+  var box = u.bbox;
+  var px = uPlot.pxRatio;
+  ctx.save();
+  ctx.font = 11 * px + 'px ' + FONT;
+  // Labels sit at the left end: token curves start low, so that corner is rarely covered.
+  ctx.textAlign = 'left';
+  ctx.textBaseline = 'bottom';
+  chart.lines.forEach(function (line) {
+    var y = Math.round(u.valToPos(line.value, 'y', true)) + 0.5;
+    ctx.strokeStyle = line.color;
+    ctx.lineWidth = (line.kind === 'window' ? 2 : 1) * px;
+    ctx.setLineDash(line.kind === 'window' ? [] : [6 * px, 4 * px]);
+    ctx.beginPath();
+    ctx.moveTo(box.left, y);
+    ctx.lineTo(box.left + box.width, y);
+    ctx.stroke();
+    ctx.fillStyle = line.color;
+    ctx.fillText(line.label, box.left + 4 * px, y - 2 * px);
+  });
+  ctx.setLineDash([]);
+  chart.markers.forEach(function (m) {
+    if (!u.series[m.series + 1].show) return;
+    drawGlyph(ctx, m.kind, u.valToPos(m.x, 'x', true), u.valToPos(m.y, 'y', true), 5 * px, chart.series[m.series].color);
+  });
+  ctx.restore();
+}
+
+/** The agent request's session at a step, and the events of that step, from a run's timeline. */
+function stepOfRun(run, step) {
+  var session = null;
+  run.steps.forEach(function (s) { if (s[0] === step && s.length === 3) session = s[1]; });
+  var events = run.events.filter(function (e) { return e.step === step; });
+  return { session: session, events: events };
+}
+
+// What each strategy sent and did at the hovered step.
+function showCurveStep(chart, runs, info, idx) {
+  info.replaceChildren();
+  if (idx === null || idx === undefined) {
+    info.textContent = 'Hover the chart to see each strategy’s session and events at a step.';
+    return;
+  }
+  var step = chart.x[idx];
+  info.appendChild(el('div', null, 'Step ' + step));
+  chart.series.forEach(function (s) {
+    if (s.kind !== 'strategy') return;
+    var at = stepOfRun(runs[s.run], step);
+    var parts = s.y[idx] === null ? ['no request'] : [number.format(s.y[idx]) + ' tokens', 'session ' + at.session];
+    var lines = at.events.map(function (e) { return '\n    ' + e.kind + ': ' + e.detail; });
+    info.appendChild(el('div', null, s.label + ': ' + parts.join(' · ') + lines.join('')));
+  });
+}
+
+function mountCurve(chart, runs) {
+  var host = document.getElementById(chart.domId);
+  var plot = host.querySelector('.plot');
+  var info = host.querySelector('.step-info');
+  var yMax = curveYMax(chart);
+  var above = chart.lines.filter(function (l) { return l.value > yMax; });
+  if (above.length) {
+    host.querySelector('.offscale').textContent = 'Above the chart: ' + above.map(function (l) { return l.label; }).join('; ');
+  }
+  var opts = {
+    width: plot.clientWidth,
+    height: CURVE_HEIGHT,
+    scales: { x: { time: false }, y: { range: function () { return [0, yMax]; } } },
+    axes: [
+      // Steps are whole numbers: no ticks between them.
+      { label: 'step', font: AXIS_FONT, labelFont: AXIS_FONT, labelSize: 20, incrs: STEP_INCREMENTS },
+      { label: 'prompt tokens', font: AXIS_FONT, labelFont: AXIS_FONT, size: 56, values: function (u, ticks) { return ticks.map(compact); } },
+    ],
+    series: [{ label: 'step', value: function (u, v) { return v === null || v === undefined ? '—' : String(v); } }].concat(
+      chart.series.map(function (s) {
+        return {
+          label: s.label,
+          stroke: s.color,
+          width: s.kind === 'recorded' ? 1.5 : 2,
+          dash: s.kind === 'recorded' ? [5, 4] : undefined,
+          value: function (u, v) { return v === null || v === undefined ? '—' : number.format(v); },
+        };
+      }),
+    ),
+    hooks: {
+      draw: [function (u) { drawCurveOverlay(chart, u); }],
+      setCursor: [function (u) { showCurveStep(chart, runs, info, u.cursor.idx); }],
+    },
+  };
+  var u = new uPlot(opts, [chart.x].concat(chart.series.map(function (s) { return s.y; })), plot);
+  showCurveStep(chart, runs, info, null);
+  return function () { u.setSize({ width: plot.clientWidth, height: CURVE_HEIGHT }); };
+}

@@ -1,0 +1,139 @@
+// Cost vs success: every run configuration as a point, the Pareto front as a line, the recommended
+// default ringed; hovering names the nearest point.
+var PARETO_HEIGHT = 360;
+
+function paretoCostText(pareto, v) {
+  return pareto.axis === 'dollars' ? '$' + (v < 10 ? v.toFixed(2) : number.format(Math.round(v))) : compact(v);
+}
+
+function paretoRange(values, floor) {
+  var min = Math.min.apply(null, values);
+  var max = Math.max.apply(null, values);
+  var pad = (max - min) * 0.08 || Math.abs(max) * 0.08 || 1;
+  return [floor === undefined ? min - pad : Math.max(floor, min - pad), max + pad];
+}
+
+function drawParetoOverlay(pareto, u) {
+  var ctx = u.ctx;
+  var px = uPlot.pxRatio;
+  var box = u.bbox;
+  var at = function (p) { return { x: u.valToPos(p.cost, 'x', true), y: u.valToPos(p.success, 'y', true) }; };
+  ctx.save();
+  ctx.setLineDash([]);
+  pareto.points.forEach(function (p) {
+    var c = at(p);
+    ctx.beginPath();
+    ctx.arc(c.x, c.y, (p.front ? 6 : 4.5) * px, 0, 2 * Math.PI);
+    ctx.fillStyle = p.front ? p.color : '#fff';
+    ctx.strokeStyle = p.color;
+    ctx.lineWidth = 2 * px;
+    ctx.fill();
+    ctx.stroke();
+    if (p.recommended) {
+      ctx.beginPath();
+      ctx.arc(c.x, c.y, 11 * px, 0, 2 * Math.PI);
+      ctx.strokeStyle = '#1a7f37';
+      ctx.lineWidth = 2.5 * px;
+      ctx.stroke();
+    }
+  });
+  // Front labels, the recommended one first; a label that would overprint another is left out
+  // (the table under the chart names every point).
+  ctx.font = 11 * px + 'px ' + FONT;
+  ctx.textBaseline = 'middle';
+  ctx.fillStyle = '#1f2328';
+  // Points are obstacles too, so a label never covers another configuration.
+  var placed = pareto.points.map(function (p) {
+    var c = at(p);
+    var r = 7 * px;
+    return { x0: c.x - r, y0: c.y - r, x1: c.x + r, y1: c.y + r };
+  });
+  var free = function (r) {
+    return r.x0 >= box.left && r.x1 <= box.left + box.width && r.y0 >= box.top && r.y1 <= box.top + box.height &&
+      placed.every(function (q) { return r.x1 < q.x0 || r.x0 > q.x1 || r.y1 < q.y0 || r.y0 > q.y1; });
+  };
+  pareto.points
+    .filter(function (p) { return p.front; })
+    .sort(function (a, b) { return b.recommended - a.recommended; })
+    .forEach(function (p) {
+      var c = at(p);
+      var text = p.label + (p.recommended ? ' (recommended)' : '');
+      var w = ctx.measureText(text).width;
+      var h = 14 * px;
+      var gap = 14 * px;
+      var spots = [
+        { x0: c.x + gap, y0: c.y - h / 2 },
+        { x0: c.x - gap - w, y0: c.y - h / 2 },
+        { x0: c.x - w / 2, y0: c.y - gap - h },
+        { x0: c.x - w / 2, y0: c.y + gap },
+        { x0: c.x - w / 2, y0: c.y + gap + h },
+        { x0: c.x - w / 2, y0: c.y + gap + 2 * h },
+      ].map(function (s) {
+        // Kept inside the plot, so a point near an edge still gets its label.
+        var x0 = Math.min(Math.max(s.x0, box.left), box.left + box.width - w);
+        return { x0: x0, y0: s.y0, x1: x0 + w, y1: s.y0 + h };
+      });
+      // The recommended configuration is always named, overprinting if it must.
+      var spot = spots.filter(free)[0] || (p.recommended ? spots[3] : null);
+      if (!spot) return;
+      placed.push(spot);
+      ctx.textAlign = 'left';
+      ctx.fillText(text, spot.x0, (spot.y0 + spot.y1) / 2);
+    });
+  ctx.restore();
+}
+
+function nearestParetoPoint(pareto, u) {
+  var left = u.cursor.left;
+  var top = u.cursor.top;
+  if (left === undefined || left < 0) return null;
+  var best = null;
+  var bestDistance = Infinity;
+  pareto.points.forEach(function (p) {
+    var dx = u.valToPos(p.cost, 'x') - left;
+    var dy = u.valToPos(p.success, 'y') - top;
+    var d = dx * dx + dy * dy;
+    if (d < bestDistance) { bestDistance = d; best = p; }
+  });
+  return bestDistance <= 30 * 30 ? best : null;
+}
+
+function mountPareto(pareto) {
+  var host = document.getElementById('pareto-chart');
+  if (!host || pareto.points.length === 0) return function () {};
+  var plot = host.querySelector('.plot');
+  var info = host.querySelector('.step-info');
+  var costs = pareto.points.map(function (p) { return p.cost; });
+  var front = pareto.points.filter(function (p) { return p.front; });
+  // uPlot wants one x array: the front is the only line, the points are drawn by the overlay.
+  var xs = front.map(function (p) { return p.cost; });
+  var ys = front.map(function (p) { return p.success; });
+  var show = function (u) {
+    var p = nearestParetoPoint(pareto, u);
+    info.textContent = p
+      ? p.label + ': ' + paretoCostText(pareto, p.cost) + ', success ' + percent(p.success) + (p.front ? ' (on the front)' : '') + (p.recommended ? ', recommended' : '')
+      : 'Hover a point for its configuration.';
+  };
+  var opts = {
+    width: plot.clientWidth,
+    height: PARETO_HEIGHT,
+    legend: { show: false },
+    cursor: { points: { show: false }, drag: { x: false, y: false } },
+    scales: {
+      x: { time: false, range: function () { return paretoRange(costs, 0); } },
+      y: { range: function () { return paretoRange(pareto.points.map(function (p) { return p.success; }).concat([1]), 0); } },
+    },
+    axes: [
+      { label: pareto.axis, font: AXIS_FONT, labelFont: AXIS_FONT, labelSize: 20, values: function (u, ticks) { return ticks.map(function (v) { return paretoCostText(pareto, v); }); } },
+      { label: 'success', font: AXIS_FONT, labelFont: AXIS_FONT, size: 56, values: function (u, ticks) { return ticks.map(function (v) { return Math.round(v * 100) + '%'; }); } },
+    ],
+    series: [{}, { label: 'Pareto front', stroke: '#1a7f37', width: 1.5, dash: [6, 4], points: { show: false } }],
+    hooks: {
+      draw: [function (u) { drawParetoOverlay(pareto, u); }],
+      setCursor: [show],
+    },
+  };
+  var u = new uPlot(opts, [xs, ys], plot);
+  show(u);
+  return function () { u.setSize({ width: plot.clientWidth, height: PARETO_HEIGHT }); };
+}

@@ -1,0 +1,30 @@
+/**
+ * Reading what one `bench run` stored (or every run), for the report and its baseline: the runs with
+ * the batches they came from, or one line saying why there is nothing to read.
+ */
+import { CtxbenchError } from '../core/errors.js';
+import type { BatchInfo, RunResult } from '../runner/types.js';
+import { ResultStore } from './result-store.js';
+
+export interface StoredRuns {
+  readonly runs: RunResult[];
+  /** The batches of those runs, oldest first. */
+  readonly batches: BatchInfo[];
+}
+
+/** The runs of `batch` (a batch id, "all", or the latest when undefined) in the results database `db`. */
+export async function readBatch(db: string, batch?: string): Promise<StoredRuns> {
+  const store = await ResultStore.openExisting(db);
+  try {
+    const batchId = await store.batchNamed(batch);
+    const runs = batch !== 'all' && batchId === undefined ? [] : await store.loadRuns(batchId === undefined ? {} : { batchId });
+    if (runs.length === 0) {
+      const which = batch === undefined || batch === 'all' ? 'it' : `batch ${batch}`;
+      throw new CtxbenchError('STORE_ERROR', `${db}: no runs in ${which}; run \`bench run --db ${db}\` first`);
+    }
+    const batches = await store.loadBatches([...new Set(runs.map((r) => r.batchId))]);
+    return { runs, batches };
+  } finally {
+    await store.close();
+  }
+}
