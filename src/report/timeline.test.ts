@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { EventRecord } from '../runner/types.js';
-import { timelineEvents } from './timeline.js';
+import { sampleRuns } from '../../test/helpers/report-fixtures.js';
+import { timelineEvents, timelineOf } from './timeline.js';
 
 const e = (step: number, kind: EventRecord['kind'], extra: Partial<EventRecord> = {}): EventRecord => ({ step, session: 1, kind, detail: `${kind} at ${step}`, ...extra });
 
@@ -30,5 +31,18 @@ describe('timelineEvents', () => {
     expect(event!.detail).toHaveLength(400);
     expect(event!.detail.endsWith('…')).toBe(true);
     expect(event!.text).toHaveLength(20_000);
+  });
+});
+
+describe('timelineOf', () => {
+  const column = { label: 'masking', name: 'masking', sub: '', color: '#2f6db5' };
+
+  it("carries a live run's probe replies and verdicts, and nothing of the kind for a judged one", () => {
+    const run = sampleRuns()[0]!;
+    const probe = { probeId: 'p1', step: 2, answer: 'req_0123', how: 'verbatim' as const };
+    const asked = timelineOf({ ...run, probes: [{ ...probe, reply: 'It was req_0123.', answered: true }] }, column);
+    expect(asked.probes).toEqual([{ step: 2, id: 'p1', how: 'verbatim', answer: 'req_0123', reply: 'It was req_0123.', answered: true }]);
+    const judged = timelineOf({ ...run, probes: [probe] }, column);
+    expect(judged.probes).toEqual([{ step: 2, id: 'p1', how: 'verbatim', answer: 'req_0123' }]);
   });
 });

@@ -27,6 +27,9 @@ export interface TimelineProbe {
   readonly how: string;
   readonly answer: string;
   readonly file?: string;
+  /** Live runs: what the model answered to the probe question, and whether that held the fact. */
+  readonly reply?: string;
+  readonly answered?: boolean;
 }
 
 export interface TimelineRun {
@@ -58,7 +61,14 @@ export function timelineOf(run: RunResult, column: Column): TimelineRun {
     window: run.config.window,
     steps: run.steps.map((s): TimelineStep => (s.purpose === 'agent' ? [s.step, s.session, s.promptTokens] : [s.step, s.session, s.promptTokens, s.purpose])),
     events: timelineEvents(run.events),
-    probes: run.probes.map((p) => ({ step: p.step, id: p.probeId, how: p.how, answer: truncate(p.answer, DETAIL_MAX), ...(p.file ? { file: p.file } : {}) })),
+    probes: run.probes.map((p) => ({
+      step: p.step,
+      id: p.probeId,
+      how: p.how,
+      answer: truncate(p.answer, DETAIL_MAX),
+      ...(p.file ? { file: p.file } : {}),
+      ...(p.answered === undefined ? {} : { answered: p.answered, reply: truncate(p.reply ?? '', DETAIL_MAX) }),
+    })),
   };
 }
 

@@ -58,9 +58,12 @@ function eventCell(events) {
 function probeCellOf(probes) {
   var cell = el('td', 'probes');
   probes.forEach(function (p) {
-    var passed = p.how === 'verbatim' || p.how === 'summary' || p.how === 'recoverable';
+    // A live run asked the model: its answer decides; otherwise where the fact was in the context.
+    var asked = p.answered !== undefined;
+    var passed = asked ? p.answered : p.how === 'verbatim' || p.how === 'summary' || p.how === 'recoverable';
     var item = el('div', passed ? 'probe passed' : 'probe lost');
-    item.textContent = p.id + ': ' + p.how + ' · ' + p.answer + (p.file ? ' (' + p.file + ')' : '');
+    item.textContent = p.id + ': ' + p.how + ' · ' + p.answer + (p.file ? ' (' + p.file + ')' : '') +
+      (asked ? ' · asked, ' + (p.answered ? 'answered' : 'not answered') + ': “' + p.reply + '”' : '');
     cell.appendChild(item);
   });
   return cell;
