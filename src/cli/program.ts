@@ -13,49 +13,42 @@ export function buildProgram(): Command {
     .showHelpAfterError('(run with --help for usage)')
     .exitOverride();
 
-  program
-    .command('run')
-    .description('Replay scenarios through strategies, store every step in DuckDB, print a summary and write an HTML report.')
-    .option('-s, --strategy <names>', 'strategy to run; repeat or comma-separate; "all" for every strategy and preset (default: raw,masking)', collect)
-    .option('--preset <names>', 'a preset (a strategy with a field system\'s settings, see `bench strategies`); repeatable', collect, [])
-    .option('--scenario <path>', 'scenario file, folder or glob; repeatable (default: the bundled scenarios)', collect)
-    .option('-w, --window <tokens>', "override every scenario's context window, e.g. 32768 or 32k (k = 1024)")
-    .option('-p, --param <name=value>', 'strategy parameter, e.g. softThreshold=0.6 or masking.softThreshold=0.6; repeatable', collect, [])
-    .option('--db <file>', 'DuckDB results file', DEFAULT_DB)
-    .option('--report <file>', 'HTML report to write', DEFAULT_REPORT)
-    .option('--no-report', 'do not write the HTML report')
-    .addOption(new Option('--encoding <name>', 'tokenizer for local counts').default('o200k_base'))
-    .option('-m, --model <provider>', 'LLM backend: mock, ollama:chat:<model> or openai:chat:<model>', 'mock')
-    .option('--host <url>', 'Ollama server (default: OLLAMA_HOST, then http://127.0.0.1:11434)')
-    .option('--base-url <url>', 'OpenAI-compatible base URL (default: OPENAI_BASE_URL, then https://api.openai.com/v1); key from OPENAI_API_KEY')
-    .option('--live <mode>', 'live backends: "measure" asks one output token per step (the recorded turn is replayed anyway), "full" lets the model answer', 'measure')
-    .option('--probes <how>', 'how probes are graded: "ask" puts each probe question to the model and passes it when the answer holds the fact; "context" checks the fact is in the context sent; "auto": ask on live backends, context with the mock', 'auto')
-    .option('--no-cache', 'live backends: send every request, without the record/replay cache')
-    .option('--cache-dir <dir>', 'record/replay cache folder (default: .ctxbench-cache)')
-    .option('--timeout <seconds>', 'live backends: per-request timeout (default 300)')
-    .option('--retries <n>', 'live backends: retries on connection errors, 429 and 5xx (default 3)')
-    .option('-j, --concurrency <n>', 'runs in flight at once (default 1; 4 for openai:chat:)')
-    .option('--mock-recall <fraction>', 'mock LLM: share of facts a summary or checkpoint keeps', '0.8')
-    .option('--mock-summary-tokens <n>', 'mock LLM: longest summary or checkpoint, in tokens', '800')
-    .option('--mock-seed <n>', 'mock LLM: seed of the recall draw', '1')
-    .option('--no-calibrate', 'count tokens with the tokenizer as is, without the per-model correction fitted on recorded provider usage')
-    .option('--price-model <name>', "price every run at this model's list prices (default: each scenario's model)")
-    .option('--shard <i/n>', 'run only shard i of n of the matrix (1-based; the same split on every machine); merge the shards\' --db files with `bench merge`')
-    .option('--batch-id <id>', 'store the runs under this batch id (default: a new one per run; for --shard, one derived from the matrix, the same in every shard)')
-    .option('--resume', 'after an interruption: continue the latest batch of the same matrix in --db, running only the runs it lacks (and redoing those a backend error ended); starts a new batch when there is none')
+  matrixOptions(
+    program
+      .command('run')
+      .description('Replay scenarios through strategies, store every step in DuckDB, print a summary and write an HTML report.')
+      .option('-s, --strategy <names>', 'strategy to run; repeat or comma-separate; "all" for every strategy and preset (default: raw,masking)', collect)
+      .option('--preset <names>', 'a preset (a strategy with a field system\'s settings, see `bench strategies`); repeatable', collect, []),
+  )
     .addHelpText(
       'after',
       '\nExamples:\n  bench run --window 32k\n  bench run --strategy masking --param softThreshold=0.6 --scenario my-agent-logs/\n  bench run -s raw -s masking --scenario "logs/**/*.traj.json" --db results.duckdb --no-report\n  bench run -s all --shard 2/4 --db shard-2.duckdb --no-report   (then: bench merge shard-*.duckdb -o all.duckdb)\n  bench run -s all --db results.duckdb --resume                  (after an interruption: only the missing runs)',
     )
-    .option('--config <file>', 'settings file (default: ctxbench.config.yaml, .yml or .json in this folder); flags win over it')
     .action(async (opts, cmd: Command) => {
-      const [{ runCommand }, { loadRunConfig }] = await Promise.all([import('./commands/run.js'), import('./config.js')]);
-      const merged = { ...opts };
-      for (const [key, value] of Object.entries((await loadRunConfig(opts.config)) ?? {})) {
-        if (cmd.getOptionValueSource(key) !== 'cli') merged[key] = value;
-      }
+      const { runCommand } = await import('./commands/run.js');
+      const merged = await withConfig(opts, cmd);
       const strategy = merged.strategy ?? (merged.preset.length > 0 ? [] : ['raw,masking']);
       await runCommand({ ...merged, strategy }, cmd.parent?.args ?? []);
+    });
+
+  matrixOptions(
+    program
+      .command('sweep')
+      .description(
+        'Run a strategy (or preset) at every setting of a parameter grid, or several strategies and presets side by side; print the cost-vs-success Pareto front and the recommended default (the report charts it).',
+      )
+      .option('-s, --strategy <names>', 'the strategy to sweep (with --grid: exactly one strategy or preset)', collect)
+      .option('--preset <names>', 'a preset to sweep from its settings, or several presets to compare; repeatable', collect, [])
+      .option('-g, --grid <name=values>', 'a parameter and its values: from:to:step (both ends included) or v1,v2,...; repeat for more parameters (every combination runs)', collect, []),
+  )
+    .addHelpText(
+      'after',
+      '\nExamples:\n  bench sweep -s masking --grid softThreshold=0.5:0.9:0.1 --grid carryoverTurns=3,5,10 --window 32k\n  bench sweep --preset jetbrains-masking --grid softThreshold=0.4,0.5,0.6\n  bench sweep --preset jetbrains-masking,anthropic-clear-tool-uses,deepagents,codex,goose --window 32k',
+    )
+    .action(async (opts, cmd: Command) => {
+      const { sweepCommand } = await import('./commands/sweep.js');
+      const merged = await withConfig(opts, cmd);
+      await sweepCommand({ ...merged, strategy: merged.strategy ?? [] }, cmd.parent?.args ?? []);
     });
 
   const scenarios = program.command('scenarios').description('List, validate and import scenario files.');
@@ -185,4 +178,45 @@ export function buildProgram(): Command {
     .action(async (opts) => (await import('./commands/serve-mock.js')).serveMockCommand(opts));
 
   return program;
+}
+
+/** The flags of every command that replays a matrix (`bench run`, `bench sweep`). */
+function matrixOptions(command: Command): Command {
+  return command
+    .option('--scenario <path>', 'scenario file, folder or glob; repeatable (default: the bundled scenarios)', collect)
+    .option('-w, --window <tokens>', "override every scenario's context window, e.g. 32768 or 32k (k = 1024)")
+    .option('-p, --param <name=value>', 'strategy parameter, e.g. softThreshold=0.6 or masking.softThreshold=0.6; repeatable', collect, [])
+    .option('--db <file>', 'DuckDB results file', DEFAULT_DB)
+    .option('--report <file>', 'HTML report to write', DEFAULT_REPORT)
+    .option('--no-report', 'do not write the HTML report')
+    .addOption(new Option('--encoding <name>', 'tokenizer for local counts').default('o200k_base'))
+    .option('-m, --model <provider>', 'LLM backend: mock, ollama:chat:<model> or openai:chat:<model>', 'mock')
+    .option('--host <url>', 'Ollama server (default: OLLAMA_HOST, then http://127.0.0.1:11434)')
+    .option('--base-url <url>', 'OpenAI-compatible base URL (default: OPENAI_BASE_URL, then https://api.openai.com/v1); key from OPENAI_API_KEY')
+    .option('--live <mode>', 'live backends: "measure" asks one output token per step (the recorded turn is replayed anyway), "full" lets the model answer', 'measure')
+    .option('--probes <how>', 'how probes are graded: "ask" puts each probe question to the model and passes it when the answer holds the fact; "context" checks the fact is in the context sent; "auto": ask on live backends, context with the mock', 'auto')
+    .option('--no-cache', 'live backends: send every request, without the record/replay cache')
+    .option('--cache-dir <dir>', 'record/replay cache folder (default: .ctxbench-cache)')
+    .option('--timeout <seconds>', 'live backends: per-request timeout (default 300)')
+    .option('--retries <n>', 'live backends: retries on connection errors, 429 and 5xx (default 3)')
+    .option('-j, --concurrency <n>', 'runs in flight at once (default 1; 4 for openai:chat:)')
+    .option('--mock-recall <fraction>', 'mock LLM: share of facts a summary or checkpoint keeps', '0.8')
+    .option('--mock-summary-tokens <n>', 'mock LLM: longest summary or checkpoint, in tokens', '800')
+    .option('--mock-seed <n>', 'mock LLM: seed of the recall draw', '1')
+    .option('--no-calibrate', 'count tokens with the tokenizer as is, without the per-model correction fitted on recorded provider usage')
+    .option('--price-model <name>', "price every run at this model's list prices (default: each scenario's model)")
+    .option('--shard <i/n>', 'run only shard i of n of the matrix (1-based; the same split on every machine); merge the shards\' --db files with `bench merge`')
+    .option('--batch-id <id>', 'store the runs under this batch id (default: a new one per run; for --shard, one derived from the matrix, the same in every shard)')
+    .option('--resume', 'after an interruption: continue the latest batch of the same matrix in --db, running only the runs it lacks (and redoing those a backend error ended); starts a new batch when there is none')
+    .option('--config <file>', 'settings file (default: ctxbench.config.yaml, .yml or .json in this folder); flags win over it');
+}
+
+/** The command's flags over its config file's settings: a flag given on the command line wins. */
+async function withConfig<T extends { config?: string }>(opts: T, cmd: Command): Promise<T> {
+  const { loadRunConfig } = await import('./config.js');
+  const merged: Record<string, unknown> = { ...opts };
+  for (const [key, value] of Object.entries((await loadRunConfig(opts.config)) ?? {})) {
+    if (cmd.getOptionValueSource(key) !== 'cli') merged[key] = value;
+  }
+  return merged as T;
 }

@@ -1,12 +1,15 @@
 /**
- * The tables `bench run` prints when it finishes: one row per run, then one row per strategy.
+ * The tables `bench run` prints when it finishes: one row per run, then one row per run configuration
+ * (a strategy, told apart by its parameters when a sweep ran several settings: report/columns.ts).
  */
 import { probesPassed } from '../metrics/probes.js';
+import { columnsOf, runsByColumn } from '../report/columns.js';
 import type { RunResult } from '../runner/types.js';
 import { describeOutcome } from './progress.js';
 import { formatPct, formatTable } from './table.js';
 
 export function runTable(runs: readonly RunResult[]): string {
+  const { columnOf } = columnsOf(runs);
   return formatTable(
     [
       { header: 'strategy' },
@@ -20,7 +23,7 @@ export function runTable(runs: readonly RunResult[]): string {
       { header: 'result' },
     ],
     runs.map((r) => [
-      r.config.strategy,
+      columnOf(r).label,
       r.config.scenarioId,
       r.config.window,
       `${r.summary.steps}/${r.summary.totalSteps}`,
@@ -57,7 +60,7 @@ function costCell(runs: readonly RunResult[]): string {
 }
 
 const perStrategy = (runs: readonly RunResult[]): [string, RunResult[]][] =>
-  [...new Set(runs.map((r) => r.config.strategy))].map((name) => [name, runs.filter((r) => r.config.strategy === name)]);
+  runsByColumn(columnsOf(runs), runs).map(({ col, runs: own }) => [col.label, own]);
 
 const total = (runs: readonly RunResult[], f: (r: RunResult) => number): number => runs.reduce((acc, r) => acc + f(r), 0);
 

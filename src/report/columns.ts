@@ -42,8 +42,15 @@ export interface Columns {
  * window or encoding, the differing parts join the label so two configurations never share a cell.
  */
 export function columnsOf(runs: readonly RunResult[]): Columns {
+  // A sweep's columns are told apart by the parameters it swept, not by all of them.
+  const sweptKeys = new Map<string, string[]>();
+  for (const strategy of distinct(runs.map((r) => r.config.strategy))) {
+    const own = runs.filter((r) => r.config.strategy === strategy);
+    const keys = distinct(own.flatMap((r) => Object.keys(r.config.params)));
+    sweptKeys.set(strategy, keys.filter((k) => distinct(own.map((r) => String(r.config.params[k]))).length > 1));
+  }
   const parts = (r: RunResult) => ({
-    params: formatParams(r.config.params),
+    params: formatParams(Object.fromEntries(sweptKeys.get(r.config.strategy)!.map((k) => [k, r.config.params[k]!]))),
     backend: r.config.backend,
     model: r.config.model,
     window: `${fmtInt(r.config.window)} window`,

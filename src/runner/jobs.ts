@@ -6,6 +6,7 @@
 import { scenarioInvalid } from '../core/errors.js';
 import type { LoadedScenario } from '../scenarios/load.js';
 import { matrixSteps, type MatrixEntry } from './matrix.js';
+import { runLabel } from './replay.js';
 
 export interface MatrixJob {
   readonly key: string;
@@ -17,7 +18,8 @@ export interface MatrixJob {
   readonly weight: number;
 }
 
-export const entryLabel = (entry: MatrixEntry): string => entry.preset ?? entry.strategy.name;
+/** How the entry's runs are named: the preset's or strategy's name, with a sweep's setting in brackets. */
+export const entryLabel = (entry: MatrixEntry): string => runLabel(entry.preset ?? entry.strategy.name, entry.variant);
 
 export const jobKey = (label: string, scenarioId: string): string => `${label}/${scenarioId}`;
 

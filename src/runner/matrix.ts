@@ -17,6 +17,8 @@ export interface MatrixEntry {
   /** Set when the entry is a preset of `strategy`: runs are stored under this name. */
   readonly preset?: string | undefined;
   readonly params: Params;
+  /** A sweep's setting of the swept parameters ("softThreshold=0.6,carryoverTurns=3"), when one. */
+  readonly variant?: string | undefined;
 }
 
 export interface MatrixOptions {
@@ -85,7 +87,7 @@ export async function runMatrix(options: MatrixOptions): Promise<RunResult[]> {
   const warned = new Set<string>();
   const counters = new Map<number, TokenCounter>(); // one scaled counter per factor, sharing the base cache
 
-  const runJob = async ({ index, loaded: { scenario, format }, entry: { strategy, preset, params } }: Job): Promise<void> => {
+  const runJob = async ({ index, loaded: { scenario, format }, entry: { strategy, preset, params, variant } }: Job): Promise<void> => {
     const { model, window, known } = windowFor(scenario, options.windowOverride);
     if (!known && !warned.has(model)) {
       warned.add(model);
@@ -102,6 +104,7 @@ export async function runMatrix(options: MatrixOptions): Promise<RunResult[]> {
       sourceFormat: format,
       strategy,
       preset,
+      variant,
       params,
       backend: options.backend,
       backendOptions: options.backendOptions,

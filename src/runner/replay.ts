@@ -35,6 +35,8 @@ export interface ReplayOptions {
   readonly strategy: StrategyDefinition;
   /** The name the user selected, when it is a preset of `strategy`. */
   readonly preset?: string | undefined;
+  /** A sweep's parameter setting ("softThreshold=0.6,carryoverTurns=3"): tells apart the run ids of one strategy's settings. */
+  readonly variant?: string | undefined;
   readonly params: Params;
   readonly backend: Backend;
   /** The backend settings that shape results (stored with the run). */
@@ -67,8 +69,14 @@ function targetsOf(scenario: Scenario): ReturnType<typeof referenceTargets> {
   return targets;
 }
 
-export function runId(batchId: string, strategy: string, scenarioId: string): string {
-  return `${batchId}/${strategy}/${scenarioId}`;
+/** `label` is the strategy or preset, with a sweep's setting in brackets (see runLabel). */
+export function runId(batchId: string, label: string, scenarioId: string): string {
+  return `${batchId}/${label}/${scenarioId}`;
+}
+
+/** What a run is named in its id and job key: the strategy or preset, and a sweep's setting in brackets. */
+export function runLabel(name: string, variant: string | undefined): string {
+  return variant === undefined ? name : `${name}[${variant}]`;
 }
 
 /** Thrown inside the loop to end the run at a step; carries how it ended. */
@@ -302,7 +310,7 @@ export async function replayScenario(options: ReplayOptions): Promise<RunResult>
   const inputTokens = sent.reduce((sum, s) => sum + s.promptTokens, 0);
   const outputTokens = sent.reduce((sum, s) => sum + s.completionTokens, 0);
   return {
-    runId: runId(options.batchId, label, scenario.id),
+    runId: runId(options.batchId, runLabel(label, options.variant), scenario.id),
     batchId: options.batchId,
     config,
     summary: {

@@ -9,14 +9,14 @@ import { createTokenCounter } from '../../core/tokens.js';
 import { renderReport, writeReport } from '../../report/render.js';
 import { matrixFingerprint, sharedBatchId } from '../../runner/fingerprint.js';
 import { entryLabel, jobKey, matrixJobs, type MatrixJob } from '../../runner/jobs.js';
-import { runMatrix } from '../../runner/matrix.js';
+import { runMatrix, type MatrixEntry } from '../../runner/matrix.js';
 import { runId } from '../../runner/replay.js';
 import { planBatch, type BatchPlan } from '../../runner/resume.js';
 import { jobsOfShard, parseShard, type Shard } from '../../runner/shard.js';
 import type { BatchInfo, RunResult } from '../../runner/types.js';
 import { loadScenarios, resolveScenarioPaths } from '../../scenarios/load.js';
-import { select } from '../../strategies/index.js';
-import { parseAssignment, resolveParams } from '../../strategies/params.js';
+import { select, type Selection } from '../../strategies/index.js';
+import { parseAssignment, resolveParams, type ParamOwner } from '../../strategies/params.js';
 import { ResultStore } from '../../store/result-store.js';
 import { parseChoice, parseEncoding, parseFraction, parseTokenCount } from '../options.js';
 import { gitRevision } from '../git-revision.js';
@@ -67,10 +67,29 @@ export function newBatchId(now = new Date()): string {
 
 export async function runCommand(options: RunOptions, argv: readonly string[]): Promise<void> {
   const selections = select(options.strategy, options.preset);
-  const params = resolveParams(
-    selections.map((s) => ({ name: s.name, aliases: s.preset ? [s.strategy.name] : [], params: s.strategy.params, checkParams: s.strategy.checkParams, base: s.preset?.params })),
-    options.param.map(parseAssignment),
+  const params = resolveParams(selections.map(paramOwner), options.param.map(parseAssignment));
+  await runEntries(
+    options,
+    selections.map((s) => ({ strategy: s.strategy, preset: s.preset?.name, params: params.get(s.name)! })),
+    argv,
   );
+}
+
+/** Whose parameters a selection sets: a preset answers to its strategy's name too, from its settings. */
+export const paramOwner = (s: Selection): ParamOwner => ({
+  name: s.name,
+  aliases: s.preset ? [s.strategy.name] : [],
+  params: s.strategy.params,
+  checkParams: s.strategy.checkParams,
+  base: s.preset?.params,
+});
+
+/**
+ * Everything `bench run` does once the strategy entries are known (`bench sweep` passes a grid's):
+ * checks the other flags, runs the matrix into the database, prints the summary and writes the
+ * report. Returns the batch's runs, in matrix order.
+ */
+export async function runEntries(options: RunOptions, entries: readonly MatrixEntry[], argv: readonly string[]): Promise<RunResult[]> {
   const mock = {
     recall: parseFraction('--mock-recall', options.mockRecall),
     summaryTokens: parseTokenCount('--mock-summary-tokens', options.mockSummaryTokens, 1),
@@ -86,7 +105,6 @@ export async function runCommand(options: RunOptions, argv: readonly string[]): 
   const files = await resolveScenarioPaths(options.scenario ?? [BUNDLED_SCENARIOS]);
   const scenarios = [];
   for (const file of files) scenarios.push(...(await loadScenarios(file)));
-  const entries = selections.map((s) => ({ strategy: s.strategy, preset: s.preset?.name, params: params.get(s.name)! }));
   const jobs = matrixJobs(scenarios, entries);
   const mine = shard === undefined ? jobs : jobsOfShard(jobs, shard);
 
@@ -193,6 +211,7 @@ export async function runCommand(options: RunOptions, argv: readonly string[]): 
   if (abort.signal.aborted) {
     throw new CtxbenchError('INTERRUPTED', `interrupted: ${saved.length} finished run(s) kept in ${options.db}; the same command with --resume runs the rest`);
   }
+  return saved;
 }
 
 interface PlannedJob extends MatrixJob {

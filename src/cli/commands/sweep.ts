@@ -1,0 +1,82 @@
+/**
+ * `bench sweep`: runs a strategy (or preset) at every setting of a parameter grid, or several
+ * strategies and presets side by side, then prints the cost-vs-success Pareto front and the
+ * recommended default with the rule that picked it (the report shows the same chart).
+ */
+import { CtxbenchError } from '../../core/errors.js';
+import { columnsOf, runsByColumn } from '../../report/columns.js';
+import { paretoOf, SUCCESS_DEFINITION } from '../../report/pareto.js';
+import type { MatrixEntry } from '../../runner/matrix.js';
+import type { RunResult } from '../../runner/types.js';
+import { expandGrid, parseGridAxis } from '../../strategies/grid.js';
+import { select, type Selection } from '../../strategies/index.js';
+import { parseAssignment, resolveParams, type ParamAssignment } from '../../strategies/params.js';
+import { formatTable } from '../table.js';
+import { paramOwner, runEntries, type RunOptions } from './run.js';
+
+export interface SweepOptions extends RunOptions {
+  readonly grid: string[];
+}
+
+export async function sweepCommand(options: SweepOptions, argv: readonly string[]): Promise<void> {
+  const selections = select(options.strategy, options.preset);
+  const entries = options.grid.length === 0 ? sideBySide(selections, options) : gridEntries(selections, options);
+  const runs = await runEntries(options, entries, argv);
+  process.stdout.write(`\n${paretoSummary(runs)}\n`);
+}
+
+/** No grid: every selected strategy and preset is one configuration (e.g. the presets against each other). */
+function sideBySide(selections: readonly Selection[], options: SweepOptions): MatrixEntry[] {
+  if (selections.length < 2) {
+    throw new CtxbenchError('OPTION_INVALID', '--grid: give the parameter values to sweep (e.g. --grid softThreshold=0.5:0.9:0.1), or several strategies or presets to compare');
+  }
+  const params = resolveParams(selections.map(paramOwner), options.param.map(parseAssignment));
+  return selections.map((s) => ({ strategy: s.strategy, preset: s.preset?.name, params: params.get(s.name)! }));
+}
+
+/**
+ * One strategy or preset at every combination of the grid, on top of its --param settings. A setting
+ * the strategy refuses (e.g. a soft threshold above the hard one) is skipped with a warning; the
+ * sweep fails only when it refuses them all.
+ */
+function gridEntries(selections: readonly Selection[], options: SweepOptions): MatrixEntry[] {
+  if (selections.length !== 1) {
+    throw new CtxbenchError('OPTION_INVALID', `--grid sweeps one strategy or preset; ${selections.length} are selected (${selections.map((s) => s.name).join(', ')})`);
+  }
+  const [selection] = selections as [Selection];
+  const axes = options.grid.map((raw) => parseGridAxis(raw, selection.name, selection.strategy.params));
+  const fixed = options.param.map(parseAssignment);
+  const entries: MatrixEntry[] = [];
+  const refused: string[] = [];
+  for (const combo of expandGrid(axes)) {
+    const variant = combo.map((a) => a.raw).join(',');
+    const params = settingParams(selection, fixed, combo);
+    if (typeof params === 'string') refused.push(`${variant}: ${params}`);
+    else entries.push({ strategy: selection.strategy, preset: selection.preset?.name, params, variant });
+  }
+  if (entries.length === 0) throw new CtxbenchError('PARAM_INVALID', `--grid: ${selection.name} refuses every setting of the grid, e.g. ${refused[0]}`);
+  if (refused.length > 0) {
+    process.stderr.write(`bench: warning: ${refused.length} of ${refused.length + entries.length} settings skipped, ${selection.name} refuses them: ${refused.join('; ')}\n`);
+  }
+  return entries;
+}
+
+/** The parameters of one grid setting, or why the strategy refuses them. */
+function settingParams(selection: Selection, fixed: readonly ParamAssignment[], combo: readonly ParamAssignment[]) {
+  try {
+    return resolveParams([paramOwner(selection)], [...fixed, ...combo]).get(selection.name)!;
+  } catch (error) {
+    if (error instanceof CtxbenchError && error.code === 'PARAM_INVALID') return error.message.replace(/^--param: [^:]+: /, '');
+    throw error;
+  }
+}
+
+/** Every configuration's cost and success, cheapest first, the front and the recommendation marked. */
+export function paretoSummary(runs: readonly RunResult[]): string {
+  const pareto = paretoOf(runsByColumn(columnsOf(runs), [...runs]));
+  const table = formatTable(
+    [{ header: 'configuration' }, { header: pareto.axis === 'dollars' ? 'cost' : 'billed input', align: 'right' }, { header: 'success', align: 'right' }, { header: 'Pareto front' }],
+    pareto.points.map((p) => [p.label, p.costText, p.successText, p.recommended ? 'yes: recommended' : p.front ? 'yes' : '']),
+  );
+  return [`Cost vs success (${SUCCESS_DEFINITION})`, '', table, '', `Recommended default: ${pareto.rule}`, ...(pareto.note ? [pareto.note] : [])].join('\n');
+}
