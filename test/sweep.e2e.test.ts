@@ -40,6 +40,13 @@ describe('bench sweep', () => {
     // The report's Pareto chart has the same configurations.
     const html = readFileSync(path.join(r.cwd, 'reports/ctxbench-report.html'), 'utf8');
     expect(html).toContain('masking (softThreshold=0.5, carryoverTurns=10)');
+    // A baseline of the sweep keeps every setting apart, so `bench check` gates each one.
+    expect(bench(['baseline', '-o', 'b.json'], r.cwd).code).toBe(0);
+    const keys = Object.keys((JSON.parse(readFileSync(path.join(r.cwd, 'b.json'), 'utf8')) as { runs: object }).runs);
+    expect(keys.map((k) => k.split('|')[0]).sort()).toEqual(runs.map((run) => run.runId.split('/')[1]).sort());
+    const check = bench(['check', '--baseline', 'b.json'], r.cwd);
+    expect(check.code).toBe(0);
+    expect(check.stdout).toMatch(/over 4 runs compared/);
   });
 
   it('compares presets side by side without a grid', () => {

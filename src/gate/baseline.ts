@@ -5,6 +5,7 @@
  */
 import { CtxbenchError } from '../core/errors.js';
 import { probesPassed } from '../metrics/probes.js';
+import { runLabel } from '../runner/naming.js';
 import type { RunResult, RunStatus } from '../runner/types.js';
 
 export const BASELINE_FORMAT = 1;
@@ -45,7 +46,8 @@ export interface BatchMeta {
   readonly command: string;
 }
 
-export const runKey = (run: RunResult): string => `${run.config.strategy}|${run.config.scenarioId}`;
+/** A run's key in a baseline: its strategy or preset (with a sweep's setting) and scenario. */
+export const runKey = (run: RunResult): string => `${runLabel(run.config.strategy, run.config.variant)}|${run.config.scenarioId}`;
 
 /** The keys of RunMetrics in file order. */
 export const METRIC_FIELDS = [

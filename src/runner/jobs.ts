@@ -6,7 +6,7 @@
 import { scenarioInvalid } from '../core/errors.js';
 import type { LoadedScenario } from '../scenarios/load.js';
 import { matrixSteps, type MatrixEntry } from './matrix.js';
-import { runLabel } from './replay.js';
+import { runLabel } from './naming.js';
 
 export interface MatrixJob {
   readonly key: string;

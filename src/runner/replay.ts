@@ -26,6 +26,7 @@ import { PROBE_MAX_OUTPUT_TOKENS, PROBE_PURPOSE, probeRequest, replyHolds } from
 import { judgeProbe } from '../metrics/probes.js';
 import { sharedPrefixTokens } from '../metrics/prompt-cache.js';
 import { presentInContext, referenceTargets } from '../metrics/reference-recall.js';
+import { runId, runLabel } from './naming.js';
 import { compareUsage } from './usage-comparison.js';
 import type { EventRecord, Params, ProbeRecord, RunConfig, RunResult, RunStatus, StepRecord } from './types.js';
 
@@ -69,15 +70,7 @@ function targetsOf(scenario: Scenario): ReturnType<typeof referenceTargets> {
   return targets;
 }
 
-/** `label` is the strategy or preset, with a sweep's setting in brackets (see runLabel). */
-export function runId(batchId: string, label: string, scenarioId: string): string {
-  return `${batchId}/${label}/${scenarioId}`;
-}
 
-/** What a run is named in its id and job key: the strategy or preset, and a sweep's setting in brackets. */
-export function runLabel(name: string, variant: string | undefined): string {
-  return variant === undefined ? name : `${name}[${variant}]`;
-}
 
 /** Thrown inside the loop to end the run at a step; carries how it ended. */
 class RunEnded extends Error {
@@ -102,6 +95,7 @@ export async function replayScenario(options: ReplayOptions): Promise<RunResult>
     strategy: label,
     baseStrategy: strategy.name,
     params,
+    variant: options.variant,
     backend: backend.name,
     backendOptions: options.backendOptions ?? {},
     model: options.model,
@@ -310,7 +304,7 @@ export async function replayScenario(options: ReplayOptions): Promise<RunResult>
   const inputTokens = sent.reduce((sum, s) => sum + s.promptTokens, 0);
   const outputTokens = sent.reduce((sum, s) => sum + s.completionTokens, 0);
   return {
-    runId: runId(options.batchId, runLabel(label, options.variant), scenario.id),
+    runId: runId(options.batchId, runLabel(label, config.variant), scenario.id),
     batchId: options.batchId,
     config,
     summary: {

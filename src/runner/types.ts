@@ -31,6 +31,8 @@ export interface RunConfig {
   /** The strategy implementation that ran: equal to `strategy` unless a preset was selected. */
   readonly baseStrategy: string;
   readonly params: Params;
+  /** A sweep's setting of the swept parameters ("softThreshold=0.6,carryoverTurns=3"), when one. */
+  readonly variant?: string | undefined;
   readonly backend: string;
   /** The backend's own settings that shape results (the mock's recall and summary length). */
   readonly backendOptions: Params;

@@ -59,6 +59,8 @@ export const RUNS = table(
     strategy: 'VARCHAR',
     base_strategy: 'VARCHAR',
     params_json: 'VARCHAR',
+    // A sweep's setting ("softThreshold=0.6,carryoverTurns=3"); NULL outside sweeps.
+    variant: 'VARCHAR?',
     backend: 'VARCHAR',
     backend_options_json: 'VARCHAR',
     model: 'VARCHAR',

@@ -10,7 +10,7 @@ import { renderReport, writeReport } from '../../report/render.js';
 import { matrixFingerprint, sharedBatchId } from '../../runner/fingerprint.js';
 import { entryLabel, jobKey, matrixJobs, type MatrixJob } from '../../runner/jobs.js';
 import { runMatrix, type MatrixEntry } from '../../runner/matrix.js';
-import { runId } from '../../runner/replay.js';
+import { runId } from '../../runner/naming.js';
 import { planBatch, type BatchPlan } from '../../runner/resume.js';
 import { jobsOfShard, parseShard, type Shard } from '../../runner/shard.js';
 import type { BatchInfo, RunResult } from '../../runner/types.js';
