@@ -109,6 +109,12 @@ describe('bench subcommands', () => {
     expect(r.stdout.trim()).toMatch(/^\d+\.\d+\.\d+$/);
   });
 
+  it('output piped into a reader that stops early (`| head -1`) ends quietly, without a stack', () => {
+    const r = spawnSync('sh', ['-c', `"${process.execPath}" "${BIN}" scenarios gen --steps 500 | head -1`], { encoding: 'utf8' });
+    expect(r.stdout.trim().split('\n')).toHaveLength(1);
+    expect(r.stderr).toBe('');
+  });
+
   it('strategies lists every strategy with its parameters and defaults', () => {
     const r = bench(['strategies']);
     expect(r.code).toBe(0);

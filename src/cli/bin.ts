@@ -9,6 +9,12 @@ import { CommanderError } from 'commander';
 import { isCtxbenchError } from '../core/errors.js';
 import { buildProgram } from './program.js';
 
+// `bench ... | head` closes the pipe early: the reader has what it wanted, which is no error.
+process.stdout.on('error', (error: NodeJS.ErrnoException) => {
+  if (error.code !== 'EPIPE') throw error;
+  process.exit(process.exitCode === undefined ? 0 : Number(process.exitCode));
+});
+
 async function main(): Promise<number> {
   try {
     await buildProgram().parseAsync(process.argv);
