@@ -130,7 +130,7 @@ async function replay(scenarios: readonly LoadedScenario[], entries: readonly Ma
   const runs = await runMatrix({
     scenarios,
     entries,
-    backend: createMockBackend(counter),
+    execution: { kind: 'in-thread', backend: createMockBackend(counter) },
     counter,
     batchId: 'bench-speed',
     windowOverride: hooks.windowOverride,

@@ -3,11 +3,12 @@
  * matrix, saving each finished run at once, and print the summary and the paths it wrote.
  */
 import { randomBytes } from 'node:crypto';
+import { availableParallelism } from 'node:os';
 import path from 'node:path';
 import { CtxbenchError } from '../../core/errors.js';
 import { createTokenCounter } from '../../core/tokens.js';
 import { renderReport, writeReport } from '../../report/render.js';
-import { matrixSteps, runMatrix } from '../../runner/matrix.js';
+import { matrixSteps, runMatrix, type Execution } from '../../runner/matrix.js';
 import type { RunResult } from '../../runner/types.js';
 import { loadScenarios, resolveScenarioPaths } from '../../scenarios/load.js';
 import { select } from '../../strategies/index.js';
@@ -79,8 +80,13 @@ export async function runCommand(options: RunOptions, argv: readonly string[]): 
     counter,
     mock,
   );
-  // Live servers answer several requests at once; a local Ollama is usually busy with one.
-  const concurrency = options.concurrency === undefined ? (options.model.startsWith('openai:') ? 4 : 1) : parseTokenCount('-j', options.concurrency, 1);
+  const jobs = options.concurrency === undefined ? undefined : parseTokenCount('-j', options.concurrency, 1);
+  // The mock only computes: one worker thread per core. Live servers answer several requests at once
+  // (in this thread, waiting on the network); a local Ollama is usually busy with one.
+  const execution: Execution =
+    opened.backend.name === 'mock'
+      ? { kind: 'workers', threads: jobs ?? availableParallelism(), mock }
+      : { kind: 'in-thread', backend: opened.backend, concurrency: jobs ?? (options.model.startsWith('openai:') ? 4 : 1) };
   const out = process.stdout;
   const store = await ResultStore.open(options.db);
   const entries = selections.map((s) => ({ strategy: s.strategy, preset: s.preset?.name, params: params.get(s.name)! }));
@@ -99,11 +105,11 @@ export async function runCommand(options: RunOptions, argv: readonly string[]): 
     const batchId = newBatchId();
     await store.saveBatch({ batchId, createdAt: new Date(), command: ['bench', ...argv].join(' '), version: VERSION });
     await store.saveCalibration(calibration.map((c) => calibrationRow(batchId, c)));
-    await runMatrix({
+    // Runs are saved as they finish; the summary and the report list them in matrix order, whatever -j.
+    saved.push(...(await runMatrix({
       scenarios,
       entries,
-      concurrency,
-      backend: opened.backend,
+      execution,
       backendOptions: opened.options,
       maxOutputTokens: opened.maxOutputTokens,
       counter,
@@ -116,10 +122,9 @@ export async function runCommand(options: RunOptions, argv: readonly string[]): 
       onWarning: (message) => process.stderr.write(`bench: warning: ${message}\n`),
       onRun: async (run) => {
         await store.saveRun(run);
-        saved.push(run);
         progress.runFinished(run);
       },
-    });
+    })));
   } finally {
     progress.stop();
     process.off('SIGINT', onSigint);
