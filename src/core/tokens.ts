@@ -25,6 +25,8 @@ export interface TokenCounter {
   countMessage(message: Message): number;
   /** Tokens of a whole request: every message plus reply priming. */
   countContext(messages: readonly Message[]): number;
+  /** Tokens of the first `length` messages of `messages` (framing included, no reply priming). */
+  countPrefix(messages: readonly Message[], length: number): number;
   /** How much text was actually tokenized (for the benchmark's "tokenize once" ratio). */
   readonly stats: { texts: number; chars: number };
 }
@@ -72,10 +74,34 @@ export function counterFrom(encoding: Encoding, count: CountFn): TokenCounter {
     cache.set(message, tokens);
     return tokens;
   };
-  const countContext = (messages: readonly Message[]): number => {
-    let total = PER_CONTEXT_TOKENS;
-    for (const m of messages) total += countMessage(m);
-    return total;
+  return { encoding, countText, countMessage, ...contextCounting(countMessage), stats };
+}
+
+/**
+ * Context counts over a per-message count, remembering the messages of the last context counted and
+ * its running totals. A replay counts one context per step, and consecutive contexts share most
+ * messages in place (the same objects: the history plus appended turns, or the same with a few
+ * edits); the next count then costs a pointer comparison per shared message and a lookup per new
+ * one, not a lookup per message. The messages are remembered as they were (not the array, which a
+ * caller may change in place), so the totals are always the plain sums.
+ */
+export function contextCounting(countMessage: (message: Message) => number): Pick<TokenCounter, 'countContext' | 'countPrefix'> {
+  const seen: Message[] = [];
+  const totals = [0]; // totals[i] = tokens of seen[0..i)
+  const runningTotals = (messages: readonly Message[]): number[] => {
+    const limit = Math.min(seen.length, messages.length);
+    let shared = 0;
+    while (shared < limit && messages[shared] === seen[shared]) shared++;
+    seen.length = shared;
+    totals.length = shared + 1;
+    for (let i = shared; i < messages.length; i++) {
+      seen.push(messages[i]!);
+      totals.push(totals[i]! + countMessage(messages[i]!));
+    }
+    return totals;
   };
-  return { encoding, countText, countMessage, countContext, stats };
+  return {
+    countContext: (messages) => PER_CONTEXT_TOKENS + runningTotals(messages)[messages.length]!,
+    countPrefix: (messages, length) => runningTotals(messages)[Math.max(0, Math.min(length, messages.length))]!,
+  };
 }

@@ -29,8 +29,5 @@ export function sharedPrefixLength(previous: readonly Message[] | undefined, nex
  * request (a new session: nothing is cached yet).
  */
 export function sharedPrefixTokens(previous: readonly Message[] | undefined, next: readonly Message[], counter: TokenCounter): number {
-  const shared = sharedPrefixLength(previous, next);
-  let tokens = 0;
-  for (let i = 0; i < shared; i++) tokens += counter.countMessage(next[i]!);
-  return tokens;
+  return counter.countPrefix(next, sharedPrefixLength(previous, next));
 }

@@ -8,7 +8,7 @@
  * tokens are billed and counted as overhead.
  */
 import type { Message } from '../core/messages.js';
-import { checkPairing, describeViolations } from '../core/pairing.js';
+import { createPairingGuard, describeViolations } from '../core/pairing.js';
 import { PER_MESSAGE_TOKENS, type TokenCounter } from '../core/tokens.js';
 import type { Backend, ChatResponse, Usage } from '../llm/types.js';
 import { prelude, turns, type Scenario } from '../scenarios/scenario.js';
@@ -113,6 +113,7 @@ export async function replayScenario(options: ReplayOptions): Promise<RunResult>
   let cachedInputTokens = 0;
   let previousContext: readonly Message[] | undefined; // the last agent request of this session
   let warnedNoUsage = false;
+  const checkPairing = createPairingGuard(); // consecutive contexts: checked in time linear in what changed
 
   let messages: readonly Message[] = first;
   let appendedFrom = 0;
