@@ -65,12 +65,17 @@ function hashSpans(text: string): Spans {
 
 function spansOf(pattern: RegExp, text: string): Spans {
   const spans: Spans = [];
-  for (const match of text.matchAll(pattern)) spans.push(match.index, match.index + match[0].length);
+  pattern.lastIndex = 0;
+  for (let match = pattern.exec(text); match; match = pattern.exec(text)) spans.push(match.index, pattern.lastIndex);
   return spans;
 }
 
+/** A character each kind's matches hold: a text without it is not searched for that kind. */
+const NEEDS: Readonly<Record<FactKind, RegExp>> = { path: /\//, file: /\./, snake: /_/, camel: /[A-Z]/, number: /\d/, hash: /\d/ };
+
 /** Every match of one kind's pattern in `text`: what `text.matchAll(FACT_PATTERNS[kind])` finds. */
 export function matchesOf(kind: FactKind, text: string): Spans {
+  if (!NEEDS[kind].test(text)) return [];
   if (kind === 'path') return spansOf(PATH_AT_RUN_START, text);
   if (kind === 'hash') return hashSpans(text);
   return spansOf(FACT_PATTERNS[kind], text);

@@ -25,8 +25,6 @@ export interface TokenCounter {
   countMessage(message: Message): number;
   /** Tokens of a whole request: every message plus reply priming. */
   countContext(messages: readonly Message[]): number;
-  /** Tokens of the first `length` messages of `messages` (framing included, no reply priming). */
-  countPrefix(messages: readonly Message[], length: number): number;
   /** How much text was actually tokenized (for the benchmark's "tokenize once" ratio). */
   readonly stats: { texts: number; chars: number };
 }
@@ -85,23 +83,23 @@ export function counterFrom(encoding: Encoding, count: CountFn): TokenCounter {
  * one, not a lookup per message. The messages are remembered as they were (not the array, which a
  * caller may change in place), so the totals are always the plain sums.
  */
-export function contextCounting(countMessage: (message: Message) => number): Pick<TokenCounter, 'countContext' | 'countPrefix'> {
+export function contextCounting(countMessage: (message: Message) => number): Pick<TokenCounter, 'countContext'> {
+  // Only ever grown, never cut: the first `size` entries are the last context's. (Cutting an array's
+  // length gives its memory back, and the next longer context would have to allocate it again.)
   const seen: Message[] = [];
   const totals = [0]; // totals[i] = tokens of seen[0..i)
-  const runningTotals = (messages: readonly Message[]): number[] => {
-    const limit = Math.min(seen.length, messages.length);
-    let shared = 0;
-    while (shared < limit && messages[shared] === seen[shared]) shared++;
-    seen.length = shared;
-    totals.length = shared + 1;
-    for (let i = shared; i < messages.length; i++) {
-      seen.push(messages[i]!);
-      totals.push(totals[i]! + countMessage(messages[i]!));
-    }
-    return totals;
-  };
+  let size = 0;
   return {
-    countContext: (messages) => PER_CONTEXT_TOKENS + runningTotals(messages)[messages.length]!,
-    countPrefix: (messages, length) => runningTotals(messages)[Math.max(0, Math.min(length, messages.length))]!,
+    countContext: (messages) => {
+      const limit = Math.min(size, messages.length);
+      let shared = 0;
+      while (shared < limit && messages[shared] === seen[shared]) shared++;
+      for (let i = shared; i < messages.length; i++) {
+        seen[i] = messages[i]!;
+        totals[i + 1] = totals[i]! + countMessage(messages[i]!);
+      }
+      size = messages.length;
+      return PER_CONTEXT_TOKENS + totals[size]!;
+    },
   };
 }

@@ -48,7 +48,18 @@ export function countersByFactor(base: TokenCounter): (factor: number | undefine
   };
 }
 
+/**
+ * Tokenizes the scenarios' messages in one tight pass, before any replay: measured about a third
+ * faster than the same tokenization spread over the steps, between everything else a step does (the
+ * tokenizer's tables and caches stay hot). The replays then find every count cached. The cost: the
+ * messages no run reaches (every run of a scenario ended early) are tokenized too.
+ */
+export function tokenizeAhead(scenarios: readonly LoadedScenario[], counter: TokenCounter): void {
+  for (const { scenario } of scenarios) for (const message of scenario.messages) counter.countMessage(message);
+}
+
 export function runJob(job: PlannedJob, { scenario, format }: LoadedScenario, { strategy, preset, params }: MatrixEntry, env: JobEnv): Promise<RunResult> {
+  const counter = env.counterFor(job.factor);
   return replayScenario({
     scenario,
     sourceFormat: format,
@@ -58,7 +69,7 @@ export function runJob(job: PlannedJob, { scenario, format }: LoadedScenario, { 
     backend: env.backend,
     backendOptions: env.backendOptions,
     maxOutputTokens: env.maxOutputTokens,
-    counter: env.counterFor(job.factor),
+    counter,
     calibrationFactor: job.factor,
     model: job.model,
     priceModel: env.priceModel,

@@ -12,7 +12,7 @@ import { calibrationKey } from '../metrics/calibration.js';
 import type { LoadedScenario } from '../scenarios/load.js';
 import type { Scenario } from '../scenarios/scenario.js';
 import type { StrategyDefinition } from '../strategies/types.js';
-import { countersByFactor, runJob, type JobEnv, type PlannedJob } from './job.js';
+import { countersByFactor, runJob, tokenizeAhead, type JobEnv, type PlannedJob } from './job.js';
 import type { Params, RunResult } from './types.js';
 import { runOnWorkers } from './worker-pool.js';
 
@@ -141,6 +141,7 @@ async function runInThread(jobs: readonly PlannedJob[], options: MatrixOptions, 
     priceModel: options.priceModel,
     onStep: options.onStep,
   };
+  tokenizeAhead(options.scenarios, options.counter);
   let next = 0;
   const loop = async (): Promise<void> => {
     while (next < jobs.length && !options.signal?.aborted) {
