@@ -15,6 +15,10 @@
  *    size (bytes as V8 stores the strings). Target <= 3x + MEMORY_CONSTANT_MB.
  * 4. linearity: seeded synthetic scenarios of 250..4000 steps, replayed with masking (the model's
  *    window) and raw (a window that never overflows). Target time(2n)/time(n) <= 2.2 for each doubling.
+ * 5. a cached live re-run: the project's own model server (src/server) on 127.0.0.1, port 0, and a
+ *    small matrix run live through the real Ollama client as `bench run -m ollama:chat:...` does, twice
+ *    with one record/replay cache in a temp dir. Target: the re-run sends no request; the time ratio of
+ *    the re-run to the first run is information.
  *
  * Timings: performance.now(), one throwaway warm-up pass, then 3 rounds. A round times every task once,
  * back to back, and a ratio is the median of its per-round ratios, so a change of load on the machine
@@ -29,9 +33,12 @@
  * how many runs each ratio is the median of.
  */
 import { spawnSync } from 'node:child_process';
-import { loadavg } from 'node:os';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { loadavg, tmpdir } from 'node:os';
+import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { clearMergeCache } from 'gpt-tokenizer/encoding/o200k_base';
+import { openBackend } from '../src/cli/backend.js';
 import { BUNDLED_SCENARIOS } from '../src/cli/paths.js';
 import type { Message } from '../src/core/messages.js';
 import { createTokenCounter, type Encoding, type TokenCounter } from '../src/core/tokens.js';
@@ -42,6 +49,7 @@ import { generateScenario, GENERATE_LIMITS, type GenerateOptions } from '../src/
 import { loadScenarios, resolveScenarioPaths, type LoadedScenario } from '../src/scenarios/load.js';
 import { parseScenario, prelude, turns } from '../src/scenarios/scenario.js';
 import type { ScenarioFile } from '../src/scenarios/schema.js';
+import { startModelServer } from '../src/server/index.js';
 import { select } from '../src/strategies/index.js';
 import { resolveParams } from '../src/strategies/params.js';
 
@@ -83,6 +91,10 @@ const SIZES = QUICK ? [250, 500, 1000] : [250, 500, 1000, 2000, 4000];
 /** The same knobs for every size (generator defaults otherwise); outputs a bit under the default keep the big sizes affordable. */
 const GEN_KNOBS: GenerateOptions = { seed: 1, outputTokens: 150, model: 'gpt-4o' };
 const HUGE_WINDOW = GENERATE_LIMITS.contextWindow.max; // raw never overflows
+/** The live matrix: two recorded scenarios x raw,masking in a 16k window, one output token per step (--live measure). */
+const LIVE_SCENARIOS = ['openhands-codeact-sonnet35/django__django-10880.json', 'mini-swe-agent-gemini3pro/matplotlib__matplotlib-23476.json'];
+const LIVE_MODEL = 'bench-model';
+const LIVE_WINDOW = 16_384;
 
 const gc = globalThis.gc as (() => void) | undefined;
 const collect = (): void => {
@@ -225,6 +237,51 @@ function syntheticFile(steps: number): ScenarioFile {
   return { ...chunks[0]!, id: `synthetic-stitched-s${steps}`, probes, messages };
 }
 
+interface LiveRound {
+  readonly first: number;
+  readonly cached: number;
+  /** Requests the server got during the cached re-run (the check included). */
+  readonly sentAgain: number;
+  /** Whether the re-run stored the first run's numbers. */
+  readonly same: boolean;
+}
+
+/** One round of check 5: a fresh server and cache dir, the live matrix run twice, each as a fresh `bench run` would. */
+async function liveRound(): Promise<LiveRound> {
+  const server = await startModelServer({ models: [{ name: LIVE_MODEL, contextLength: LIVE_WINDOW }] });
+  const cacheDir = await mkdtemp(path.join(tmpdir(), 'ctxbench-bench-speed-'));
+  const entries = entriesFor(['raw', 'masking']);
+  try {
+    let runs: RunResult[] = [];
+    const run = async (s: readonly LoadedScenario[]): Promise<void> => {
+      const counter = await createTokenCounter(ENCODING);
+      const flags = { model: `ollama:chat:${LIVE_MODEL}`, host: server.url, live: 'measure', cache: true, cacheDir, window: LIVE_WINDOW };
+      const opened = await openBackend(flags, counter, {});
+      runs = await runMatrix({
+        scenarios: s,
+        entries,
+        execution: { kind: 'in-thread', backend: opened.backend },
+        backendOptions: opened.options,
+        maxOutputTokens: opened.maxOutputTokens,
+        counter,
+        batchId: 'bench-speed-live',
+        windowOverride: LIVE_WINDOW,
+        onRun: async () => {},
+      });
+    };
+    const load = async (): Promise<LoadedScenario[]> => (await Promise.all(LIVE_SCENARIOS.map((f) => loadScenarios(path.join(BUNDLED_SCENARIOS, f))))).flat();
+    const numbers = (): string => JSON.stringify(runs.map((r) => [r.summary, r.steps.map((x) => x.promptTokens)]));
+    const first = await measure(load, run);
+    const firstNumbers = numbers();
+    const sent = server.requests.length;
+    const cached = await measure(load, run);
+    return { first, cached, sentAgain: server.requests.length - sent, same: numbers() === firstNumbers };
+  } finally {
+    await server.close();
+    await rm(cacheDir, { recursive: true, force: true });
+  }
+}
+
 const fmtMs = (ms: number): string => (ms >= 10_000 ? `${(ms / 1000).toFixed(1)} s` : `${ms.toFixed(0)} ms`);
 const fmtX = (x: number): string => `${x.toFixed(x >= 100 ? 0 : 2)}x`;
 const mib = (bytes: number): string => `${(bytes / 2 ** 20).toFixed(1)} MiB`;
@@ -361,6 +418,16 @@ const ratioRM = med((r) => r.rawMasking / r.once);
 const ratioAll = QUICK ? undefined : med((r) => r.all! / r.once);
 const ratioNaive = med((r) => r.naive / r.raw);
 
+// --- 5. A cached live re-run against the project's own server --------------------------------------
+await liveRound(); // warm-up (the clients' modules, the server's code paths)
+const liveRounds: LiveRound[] = [];
+for (let r = 0; r < REPS; r++) {
+  liveRounds.push(await liveRound());
+  const l = liveRounds.at(-1)!;
+  progress(`live round ${r + 1}: first ${fmtMs(l.first)}, cached re-run ${fmtMs(l.cached)}, ${l.sentAgain} request(s) sent again`);
+}
+const liveRatio = median(liveRounds.map((l) => l.cached / l.first));
+
 // --- 4. Linearity, in what is left of the budget ----------------------------------------------
 // Round 1 measures the sizes in order while the projected time of the next one fits the budget;
 // further rounds re-measure those sizes while a whole round fits. A doubling's ratio is the median of
@@ -445,6 +512,11 @@ for (let i = 1; i < SIZES.length; i++) {
   }
 }
 
+const sentAgain = Math.max(...liveRounds.map((l) => l.sentAgain));
+const liveSame = liveRounds.every((l) => l.same);
+addRow('5 cached live re-run: requests sent again', String(sentAgain), '0, same numbers stored', sentAgain === 0 && liveSame);
+addRow('5 cached live re-run / first live run', `${fmtX(liveRatio)} (${fmtX(1 / liveRatio)} faster)`, 'none (information)', undefined);
+
 console.log('');
 console.log(`bundled: ${memScenarios.length} scenarios, ${num(content.messages)} messages, ${num(content.chars)} chars (${mib(content.bytes)}), ${num(rawSteps)} steps per strategy`);
 console.log(
@@ -466,6 +538,9 @@ for (const [i, p] of points.entries()) {
   );
 }
 if (skipped) console.log(`  ${String(skipped.n).padStart(6)} not run: one pass of each projected at ~${fmtMs(skipped.projected)}, past the ${fmtMs(BUDGET_MS)} budget`);
+console.log(
+  `live: ${LIVE_SCENARIOS.length} scenarios x raw,masking, ollama:chat:${LIVE_MODEL} on the project's server, ${num(LIVE_WINDOW)} window, --live measure (median of ${REPS}): first ${fmtMs(median(liveRounds.map((l) => l.first)))}, cached re-run ${fmtMs(median(liveRounds.map((l) => l.cached)))}${liveSame ? ', same numbers stored' : ', NUMBERS DIFFER'}`,
+);
 console.log('');
 printTable();
 const targets = rows.filter((r) => r.ok !== undefined);

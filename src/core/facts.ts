@@ -38,13 +38,54 @@ function isRunChar(code: number): boolean {
 }
 
 /**
- * The path pattern, tried only where a run of [\w.-] starts. A match inside a run can take in the run
- * characters before it (its first segment is [\w.-]+), so there is one from the run's start, which
- * the greedy segments reach first; nor can one start where the previous match ended inside a run
- * (the previous one would have taken it in). The pattern as written tries, and fails, at every
- * position of every run: quadratic in a run's length.
+ * The path pattern, tried only where a match can start: where a run of [\w.-] starts right before a
+ * '/' (its first segment is that whole run). A match inside a run could take in the run characters
+ * before it, so one starts at the run's start, which the greedy segments reach first; nor can one
+ * start where the previous match ended inside a run (the previous one would have taken it in). The
+ * pattern as written tries, and fails, at every position of every run: quadratic in a run's length.
  */
-const PATH_AT_RUN_START = new RegExp(`(?<![\\w.-])${FACT_PATTERNS.path.source}`, 'g');
+const PATH_HERE = new RegExp(FACT_PATTERNS.path.source, 'y');
+
+function pathSpans(text: string): Spans {
+  const spans: Spans = [];
+  let end = 0;
+  for (let slash = text.indexOf('/'); slash !== -1; slash = text.indexOf('/', slash + 1)) {
+    let start = slash;
+    while (start > end && isRunChar(text.charCodeAt(start - 1))) start--;
+    if (start === slash || (start === end && isRunChar(text.charCodeAt(start - 1)))) continue;
+    PATH_HERE.lastIndex = start;
+    if (PATH_HERE.exec(text) === null) continue;
+    end = PATH_HERE.lastIndex;
+    spans.push(start, end);
+    slash = end - 1;
+  }
+  return spans;
+}
+
+/**
+ * The file-name pattern, tried only at dots followed by a known extension. Its name part, [\w-]+,
+ * cannot pass a dot, so a match ends its run of [\w-] at that dot, and starts at the first word
+ * boundary of the run (from where the search resumed).
+ */
+const EXTENSION_HERE = new RegExp(FACT_PATTERNS.file.source.slice(FACT_PATTERNS.file.source.indexOf('\\.')), 'y');
+const isWordChar = (code: number): boolean => (code >= 48 && code <= 57) || (code >= 65 && code <= 90) || (code >= 97 && code <= 122) || code === 95;
+
+function fileSpans(text: string): Spans {
+  const spans: Spans = [];
+  let end = 0;
+  for (let dot = text.indexOf('.'); dot !== -1; dot = text.indexOf('.', dot + 1)) {
+    EXTENSION_HERE.lastIndex = dot;
+    if (EXTENSION_HERE.exec(text) === null) continue;
+    let start = dot;
+    while (start > end && (isWordChar(text.charCodeAt(start - 1)) || text.charCodeAt(start - 1) === 45)) start--;
+    while (start < dot && isWordChar(text.charCodeAt(start - 1)) === isWordChar(text.charCodeAt(start))) start++;
+    if (start === dot) continue;
+    end = EXTENSION_HERE.lastIndex;
+    spans.push(start, end);
+    dot = end - 1;
+  }
+  return spans;
+}
 
 /**
  * A hash is a whole run of [\w.-] that is 7 to 40 lowercase hex digits with a letter and a digit.
@@ -76,7 +117,8 @@ const NEEDS: Readonly<Record<FactKind, RegExp>> = { path: /\//, file: /\./, snak
 /** Every match of one kind's pattern in `text`: what `text.matchAll(FACT_PATTERNS[kind])` finds. */
 export function matchesOf(kind: FactKind, text: string): Spans {
   if (!NEEDS[kind].test(text)) return [];
-  if (kind === 'path') return spansOf(PATH_AT_RUN_START, text);
+  if (kind === 'path') return pathSpans(text);
+  if (kind === 'file') return fileSpans(text);
   if (kind === 'hash') return hashSpans(text);
   return spansOf(FACT_PATTERNS[kind], text);
 }
@@ -101,10 +143,12 @@ export function extractFacts(text: string): string[] {
   const kept: Spans[] = [];
   for (const kind of KINDS) {
     const spans = matchesOf(kind, text);
+    const shortest = minLength(kind);
     const mine: Spans = [];
     for (let i = 0; i < spans.length; i += 2) {
-      const [start, end] = [spans[i]!, spans[i + 1]!];
-      if (end - start < minLength(kind) || kept.some((earlier) => within(earlier, start, end))) continue;
+      const start = spans[i]!;
+      const end = spans[i + 1]!;
+      if (end - start < shortest || kept.some((earlier) => within(earlier, start, end))) continue;
       mine.push(start, end);
       const fact = text.slice(start, end);
       if (!found.has(fact)) found.set(fact, start);
