@@ -15,6 +15,9 @@
  *    size (bytes as V8 stores the strings). Target <= 3x + MEMORY_CONSTANT_MB.
  * 4. linearity: seeded synthetic scenarios of 250..4000 steps, replayed with masking (the model's
  *    window) and raw (a window that never overflows). Target time(2n)/time(n) <= 2.2 for each doubling.
+ * 6. worker threads (information): the bundled matrix with all strategies, as `bench run` runs the mock
+ *    (whole runs on worker threads, each with its own counter and mock), on 1 thread and on 2; one run
+ *    each, worker start-up included (from the sources, tsx compiles each worker's modules as it starts).
  * 5. a cached live re-run: the project's own model server (src/server) on 127.0.0.1, port 0, and a
  *    small matrix run live through the real Ollama client as `bench run -m ollama:chat:...` does, twice
  *    with one record/replay cache in a temp dir. Target: the re-run sends no request; the time ratio of
@@ -428,6 +431,14 @@ for (let r = 0; r < REPS; r++) {
 }
 const liveRatio = median(liveRounds.map((l) => l.cached / l.first));
 
+// --- 6. Worker threads: the bundled matrix, all strategies, on 1 and 2 threads ------------------
+const threadsCounter = await createTokenCounter(ENCODING); // only its encoding crosses to the workers
+const onThreads = (threads: number) => (s: readonly LoadedScenario[]) =>
+  runMatrix({ scenarios: s, entries: allEntries, execution: { kind: 'workers', threads, mock: {} }, counter: threadsCounter, batchId: 'bench-speed-threads', onRun: async () => {} });
+const oneThread = await measure(loadBundled, onThreads(1));
+const twoThreads = await measure(loadBundled, onThreads(2));
+progress(`worker threads: 1 thread ${fmtMs(oneThread)}, 2 threads ${fmtMs(twoThreads)}`);
+
 // --- 4. Linearity, in what is left of the budget ----------------------------------------------
 // Round 1 measures the sizes in order while the projected time of the next one fits the budget;
 // further rounds re-measure those sizes while a whole round fits. A doubling's ratio is the median of
@@ -516,6 +527,7 @@ const sentAgain = Math.max(...liveRounds.map((l) => l.sentAgain));
 const liveSame = liveRounds.every((l) => l.same);
 addRow('5 cached live re-run: requests sent again', String(sentAgain), '0, same numbers stored', sentAgain === 0 && liveSame);
 addRow('5 cached live re-run / first live run', `${fmtX(liveRatio)} (${fmtX(1 / liveRatio)} faster)`, 'none (information)', undefined);
+addRow(`6 all ${allEntries.length} strategies, 1 worker thread / 2 (1 run)`, `${fmtX(oneThread / twoThreads)} (${fmtMs(oneThread)} / ${fmtMs(twoThreads)})`, 'none (information)', undefined);
 
 console.log('');
 console.log(`bundled: ${memScenarios.length} scenarios, ${num(content.messages)} messages, ${num(content.chars)} chars (${mib(content.bytes)}), ${num(rawSteps)} steps per strategy`);
