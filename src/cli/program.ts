@@ -199,7 +199,7 @@ function matrixOptions(command: Command): Command {
     .option('--cache-dir <dir>', 'record/replay cache folder (default: .ctxbench-cache)')
     .option('--timeout <seconds>', 'live backends: per-request timeout (default 300)')
     .option('--retries <n>', 'live backends: retries on connection errors, 429 and 5xx (default 3)')
-    .option('-j, --concurrency <n>', 'runs in flight at once (default 1; 4 for openai:chat:)')
+    .option('-j, --concurrency <n>', 'runs at once: worker threads for the mock (default: one per core), requests in flight for live backends (default 1; 4 for openai:chat:)')
     .option('--mock-recall <fraction>', 'mock LLM: share of facts a summary or checkpoint keeps', '0.8')
     .option('--mock-summary-tokens <n>', 'mock LLM: longest summary or checkpoint, in tokens', '800')
     .option('--mock-seed <n>', 'mock LLM: seed of the recall draw', '1')

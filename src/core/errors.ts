@@ -16,6 +16,7 @@ export type ErrorCode =
   | 'REPORT_ERROR'
   | 'BASELINE_INVALID'
   | 'BACKEND_UNREACHABLE'
+  | 'WORKER_FAILED'
   | 'INTERRUPTED';
 
 export class CtxbenchError extends Error {

@@ -1,8 +1,9 @@
 import { readdirSync } from 'node:fs';
+import fc from 'fast-check';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { loadScenario } from '../scenarios/load.js';
 import type { Scenario } from '../scenarios/scenario.js';
-import { extractFacts, seededUnit } from './facts.js';
+import { extractFacts, FACT_PATTERNS, matchesOf, seededUnit, type FactKind } from './facts.js';
 
 const SCENARIO_DIRS = ['scenarios/mini-swe-agent-gemini3pro', 'scenarios/openhands-codeact-sonnet35'];
 const SWE_ASTROPY = 'scenarios/mini-swe-agent-gemini3pro/astropy__astropy-13398.json';
@@ -85,6 +86,59 @@ describe('facts', () => {
     // PascalCase names that start with an acronym (URLValidator, HTTPResponse) were missed.
     it('finds PascalCase identifiers that start with an acronym', () => {
       expect(extractFacts('Let me search for the URLValidator class:')).toEqual(['URLValidator']);
+    });
+  });
+
+  describe('the fast forms of the patterns', () => {
+    /** The rules as written: every pattern run plainly, a match inside an earlier kept one skipped. */
+    const asWritten = (text: string): string[] => {
+      const kept: [number, number][] = [];
+      const found = new Map<string, number>();
+      for (const [kind, pattern] of Object.entries(FACT_PATTERNS)) {
+        for (const match of text.matchAll(pattern)) {
+          const [start, end] = [match.index, match.index + match[0].length];
+          const tooShort = match[0].length < (kind === 'snake' || kind === 'camel' ? 6 : 4);
+          if (tooShort || kept.some(([s, e]) => start >= s && end <= e)) continue;
+          kept.push([start, end]);
+          if (!found.has(match[0])) found.set(match[0], start);
+        }
+      }
+      return [...found.entries()].sort((a, b) => a[1] - b[1]).map(([fact]) => fact);
+    };
+    const plainMatches = (kind: FactKind, text: string): number[] => [...text.matchAll(FACT_PATTERNS[kind])].flatMap((m) => [m.index, m.index + m[0].length]);
+    /** Texts dense in what the patterns look for, and in the characters around their edges. */
+    const textArb = fc
+      .array(fc.constantFrom('a', 'Z', 'f', '_', '-', '.', '/', './', ' ', '\n', '1', '9', '0x', 'py', '.py', 'x.ts', 'abc123', 'deadbeef1', 'get_response', 'camelCase', 'URLValidator', '1234', '3.14', 'e-09', 'é', '"', ':'), { maxLength: 40 })
+      .map((parts) => parts.join(''));
+    const bundledTexts = (): string[] =>
+      [...scenarios.values()].flatMap((s) => s.messages.flatMap((m) => [m.content, ...(m.role === 'assistant' ? m.toolCalls.map((c) => c.arguments) : [])]));
+
+    it('each kind finds exactly what its pattern as written finds', () => {
+      fc.assert(
+        fc.property(textArb, fc.constantFrom(...(Object.keys(FACT_PATTERNS) as FactKind[])), (text, kind) => {
+          expect(matchesOf(kind, text)).toEqual(plainMatches(kind, text));
+        }),
+        { numRuns: 5000 },
+      );
+    });
+
+    it('extractFacts gives what the rules as written give, on generated texts and every bundled message', () => {
+      fc.assert(
+        fc.property(textArb, (text) => {
+          expect(extractFacts(text)).toEqual(asWritten(text));
+        }),
+        { numRuns: 5000 },
+      );
+      for (const text of bundledTexts()) expect(extractFacts(text)).toEqual(asWritten(text));
+    });
+
+    it('paths: found from where a run starts, or where the search resumed inside one', () => {
+      const long = `${'x'.repeat(500)}/a.py`;
+      expect(matchesOf('path', long)).toEqual([0, long.length]);
+      // The match ends inside the run "b.py-x": the search resumes at the '-'.
+      const resumed = 'see a/b.py-x and c/d.rs.';
+      expect(plainMatches('path', resumed)).toEqual([4, 10, 17, 23]);
+      expect(matchesOf('path', resumed)).toEqual(plainMatches('path', resumed));
     });
   });
 

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { call, history, result, say, sys, user, wellFormedArb } from '../../test/helpers/drafts.js';
+import { call, history, result, say, sys, user, wellFormedArb, wellFormedMessagesArb } from '../../test/helpers/drafts.js';
 import {
   assistantMessage,
   strategyOrigin,
@@ -10,7 +10,7 @@ import {
   withContent,
   type Message,
 } from './messages.js';
-import { checkOrder, checkPairing, describeViolations, VIOLATION_KINDS, type ViolationKind } from './pairing.js';
+import { checkOrder, checkPairing, createPairingGuard, describeViolations, VIOLATION_KINDS, type ViolationKind } from './pairing.js';
 
 // ---------------------------------------------------------------------------------------------------
 // Named fixtures: the OpenHands SDK API-compliance patterns a01..a08, one per taxonomy kind.
@@ -392,6 +392,50 @@ describe('pairing', () => {
           { numRuns: 300 },
         );
       });
+    });
+  });
+
+  describe('createPairingGuard', () => {
+    /** How the next context is made from a history and the last context (what strategies do). */
+    const stepArb = fc.oneof(
+      fc.record({ op: fc.constant('grow' as const), by: fc.integer({ min: 0, max: 4 }) }),
+      fc.record({ op: fc.constant('mask' as const), at: fc.nat() }),
+      fc.record({ op: fc.constant('cut' as const), at: fc.nat() }),
+      fc.record({ op: fc.constant('drop' as const), at: fc.nat() }),
+      fc.record({ op: fc.constant('swap' as const), at: fc.nat() }),
+      fc.record({ op: fc.constant('other' as const), context: anyContextArb }),
+    );
+
+    it("answers exactly checkPairing's verdict on every context of a sequence, valid or not", () => {
+      fc.assert(
+        fc.property(fc.oneof(wellFormedMessagesArb, anyContextArb), fc.array(fc.tuple(stepArb, fc.boolean()), { maxLength: 25 }), (recorded, steps) => {
+          const guard = createPairingGuard();
+          let context: readonly Message[] = [];
+          for (const [step, request] of steps) {
+            if (step.op === 'grow') context = [...context, ...recorded.slice(context.length, context.length + step.by)];
+            else if (step.op === 'mask' && context.length > 0) {
+              const at = step.at % context.length;
+              context = context.map((m, i) => (i === at ? withContent(m, 'masked', strategyOrigin('masking', 'masked')) : m));
+            } else if (step.op === 'cut') context = context.slice(0, step.at % (context.length + 1));
+            else if (step.op === 'drop' && context.length > 0) context = context.filter((_, i) => i !== step.at % context.length);
+            else if (step.op === 'swap' && context.length > 1) {
+              const at = step.at % (context.length - 1);
+              context = [...context.slice(0, at), context[at + 1]!, context[at]!, ...context.slice(at + 2)];
+            } else if (step.op === 'other') context = step.context;
+            expect(guard(context, { request })).toEqual(checkPairing(context, { request }));
+          }
+        }),
+        { numRuns: 500 },
+      );
+    });
+
+    it('goes on from the last context when the new one extends it, even with contents replaced', () => {
+      const guard = createPairingGuard();
+      const full = history(sys(), user('Fix it.'), call('c1'), result('c1'), call('c2', 'c3'), result('c3'), result('c2'), say('Done.'));
+      expect(guard(full.slice(0, 4), { request: true })).toEqual([]);
+      const masked = [...full.slice(0, 3), withContent(full[3]!, '[masked]', strategyOrigin('masking', 'masked')), ...full.slice(4)];
+      expect(guard(masked, { request: true })).toEqual([]);
+      expect(guard([...masked, result('c1')('m8')], { request: true }).map((v) => v.kind)).toEqual(['duplicate_tool_call_id']);
     });
   });
 

@@ -122,6 +122,67 @@ export function checkPairing(context: readonly Message[], options: PairingOption
   return violations;
 }
 
+/**
+ * `checkPairing` for the consecutive contexts of one run, in time linear in what changed. Consecutive
+ * contexts mostly extend the last one, or repeat it with a message's content replaced (a masked
+ * output keeps its id); pairing depends only on roles and ids, so the guard keeps the left-to-right
+ * state of the last context it scanned and goes on from there when the new context matches it so far,
+ * else scans from the start. A context found invalid gets checkPairing's full answer, so the result is
+ * always exactly checkPairing's.
+ */
+export function createPairingGuard(): (context: readonly Message[], options?: PairingOptions) => Violation[] {
+  let scanned: Message[] = []; // the messages scanned so far, as they were
+  let ids = new Set<string>(); // every call id in them
+  let pending = new Set<string>(); // calls of the last assistant turn still waiting for their result
+  let batchAt = -1; // index of that assistant turn
+
+  const reset = (): void => {
+    [scanned, ids, pending, batchAt] = [[], new Set(), new Set(), -1];
+  };
+  /** Scans one more message; false when it breaks the invariant (the state is then spoiled). */
+  const scan = (message: Message, index: number): boolean => {
+    if (message.role === 'tool') return pending.delete(message.toolCallId);
+    if (pending.size > 0) return false;
+    if (message.role !== 'assistant' || message.toolCalls.length === 0) return true;
+    for (const call of message.toolCalls) {
+      if (ids.has(call.id)) return false;
+      ids.add(call.id);
+      pending.add(call.id);
+    }
+    batchAt = index;
+    return true;
+  };
+
+  return (context, options = {}) => {
+    let same = context.length >= scanned.length;
+    for (let i = 0; same && i < scanned.length; i++) {
+      const [now, then] = [context[i]!, scanned[i]!];
+      if (now === then) continue;
+      same = samePairing(now, then);
+      scanned[i] = now; // the same objects next time, most likely
+    }
+    if (!same) reset();
+    for (let i = scanned.length; i < context.length; i++) {
+      if (!scan(context[i]!, i)) {
+        reset();
+        return checkPairing(context, options);
+      }
+      scanned.push(context[i]!);
+    }
+    const endsOnCalls = pending.size > 0 && batchAt === context.length - 1 && options.request !== true;
+    return pending.size === 0 || endsOnCalls ? [] : checkPairing(context, options);
+  };
+}
+
+/** Whether two messages weigh the same in the pairing invariant: role and ids. */
+function samePairing(a: Message, b: Message): boolean {
+  if (a.role !== b.role) return false;
+  if (a.role === 'tool') return a.toolCallId === (b as typeof a).toolCallId;
+  if (a.role !== 'assistant') return true;
+  const calls = (b as typeof a).toolCalls;
+  return a.toolCalls.length === calls.length && a.toolCalls.every((call, i) => call.id === calls[i]!.id);
+}
+
 function openBatch(message: AssistantMessage, index: number, callIndex: Map<string, number>, violations: Violation[]): Batch {
   const pending: string[] = [];
   for (const call of message.toolCalls) {

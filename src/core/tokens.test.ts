@@ -5,6 +5,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { assistantMessage, strategyOrigin, systemMessage, toolMessage, userMessage, withContent } from './messages.js';
 import {
   charsPerFour,
+  contextCounting,
   counterFrom,
   createTokenCounter,
   ENCODINGS,
@@ -240,6 +241,46 @@ describe('tokens', () => {
 
     it('counts a message that appears twice twice', () => {
       expect(cl100k.countContext([TASK, TASK])).toBe(2 * cl100k.countMessage(TASK) + PER_CONTEXT_TOKENS);
+    });
+
+    describe('remembering the last context (running totals)', () => {
+      const POOL = [SYSTEM, TASK, CALLS, CALLS_NO_TEXT, RESULT, EMPTY_USER, withContent(RESULT, 'masked', strategyOrigin('masking', 'masked'))];
+      const naive = (counter: TokenCounter, messages: readonly (typeof POOL)[number][]) => messages.reduce((sum, m) => sum + counter.countMessage(m), 0);
+      /** One operation on the array being counted: append, edit in place, cut, or a fresh copy. */
+      const operation = fc.oneof(
+        fc.record({ op: fc.constant('push' as const), at: fc.nat(POOL.length - 1) }),
+        fc.record({ op: fc.constant('set' as const), at: fc.nat(20), to: fc.nat(POOL.length - 1) }),
+        fc.record({ op: fc.constant('cut' as const), at: fc.nat(20) }),
+        fc.record({ op: fc.constant('copy' as const) }),
+      );
+
+      it('counts every context as the plain sum, whatever was counted before and changed since', async () => {
+        const counter = await createTokenCounter('chars4');
+        fc.assert(
+          fc.property(fc.array(operation, { maxLength: 60 }), (ops) => {
+            let messages: (typeof POOL)[number][] = [];
+            for (const o of ops) {
+              if (o.op === 'push') messages.push(POOL[o.at]!);
+              else if (o.op === 'set' && o.at < messages.length) messages[o.at] = POOL[o.to]!;
+              else if (o.op === 'cut') messages.length = Math.min(messages.length, o.at);
+              else if (o.op === 'copy') messages = [...messages];
+              expect(counter.countContext(messages)).toBe(PER_CONTEXT_TOKENS + naive(counter, messages));
+            }
+          }),
+        );
+      });
+
+      it('looks up only the messages past the part shared with the last context', () => {
+        let lookups = 0;
+        const counter = counterFrom('chars4', charsPerFour);
+        const countMessage = counter.countMessage;
+        const { countContext } = contextCounting((m) => (lookups++, countMessage(m)));
+        const history = [SYSTEM, TASK, CALLS, RESULT];
+        countContext(history);
+        lookups = 0;
+        countContext([...history, EMPTY_USER]);
+        expect(lookups).toBe(1);
+      });
     });
   });
 });

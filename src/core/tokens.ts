@@ -72,10 +72,34 @@ export function counterFrom(encoding: Encoding, count: CountFn): TokenCounter {
     cache.set(message, tokens);
     return tokens;
   };
-  const countContext = (messages: readonly Message[]): number => {
-    let total = PER_CONTEXT_TOKENS;
-    for (const m of messages) total += countMessage(m);
-    return total;
+  return { encoding, countText, countMessage, ...contextCounting(countMessage), stats };
+}
+
+/**
+ * Context counts over a per-message count, remembering the messages of the last context counted and
+ * its running totals. A replay counts one context per step, and consecutive contexts share most
+ * messages in place (the same objects: the history plus appended turns, or the same with a few
+ * edits); the next count then costs a pointer comparison per shared message and a lookup per new
+ * one, not a lookup per message. The messages are remembered as they were (not the array, which a
+ * caller may change in place), so the totals are always the plain sums.
+ */
+export function contextCounting(countMessage: (message: Message) => number): Pick<TokenCounter, 'countContext'> {
+  // Only ever grown, never cut: the first `size` entries are the last context's. (Cutting an array's
+  // length gives its memory back, and the next longer context would have to allocate it again.)
+  const seen: Message[] = [];
+  const totals = [0]; // totals[i] = tokens of seen[0..i)
+  let size = 0;
+  return {
+    countContext: (messages) => {
+      const limit = Math.min(size, messages.length);
+      let shared = 0;
+      while (shared < limit && messages[shared] === seen[shared]) shared++;
+      for (let i = shared; i < messages.length; i++) {
+        seen[i] = messages[i]!;
+        totals[i + 1] = totals[i]! + countMessage(messages[i]!);
+      }
+      size = messages.length;
+      return PER_CONTEXT_TOKENS + totals[size]!;
+    },
   };
-  return { encoding, countText, countMessage, countContext, stats };
 }

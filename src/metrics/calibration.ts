@@ -9,7 +9,7 @@
  * `compareUsage`). Pure: callers load scenarios and create counters.
  */
 import { normalizeModelName } from '../core/models.js';
-import { PER_CONTEXT_TOKENS, type Encoding, type TokenCounter } from '../core/tokens.js';
+import { contextCounting, type Encoding, type TokenCounter } from '../core/tokens.js';
 import type { Message } from '../core/messages.js';
 import type { Scenario } from '../scenarios/scenario.js';
 
@@ -158,11 +158,7 @@ export function scaledCounter(counter: TokenCounter, factor: number): TokenCount
     encoding: counter.encoding,
     countText: (text) => Math.round(counter.countText(text) * factor),
     countMessage,
-    countContext: (messages) => {
-      let total = PER_CONTEXT_TOKENS;
-      for (const m of messages) total += countMessage(m);
-      return total;
-    },
+    ...contextCounting(countMessage),
     stats: counter.stats,
   };
 }

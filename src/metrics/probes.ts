@@ -85,7 +85,10 @@ export function pointsAt(text: string, path: string): boolean {
 export function judgeProbe(answer: string, context: readonly Message[], files: Pick<OffloadStore, 'list' | 'read'>, scenarioIds: ReadonlySet<string>): ProbeVerdict {
   if (answer === '') throw new RangeError('judgeProbe: the answer is empty (every context would hold it)');
   let inserted = false;
-  for (const m of context) {
+  // From the newest message: a probe asks about a recent step more often than about the first ones,
+  // and the verdict does not depend on the order (any scenario message wins over inserted ones).
+  for (let i = context.length - 1; i >= 0; i--) {
+    const m = context[i]!;
     if (!mentions(m, answer)) continue;
     if (m.origin.source === 'scenario' || scenarioIds.has(m.id)) return { how: 'verbatim' };
     inserted = true;

@@ -87,6 +87,7 @@ describe('prompt-cache', () => {
           const shared = sharedPrefixTokens(a, b, counter);
           const n = sharedPrefixLength(a, b);
           expect(shared).toBe(sharedPrefixTokens(b, a, counter));
+          expect(sharedPrefixTokens(a, b, counter, counter.countContext(b))).toBe(shared);
           expect(shared).toBeLessThanOrEqual(counter.countContext(b) - PER_CONTEXT_TOKENS);
           expect(a.slice(0, n).every((m, i) => m === b[i])).toBe(true);
           if (n < Math.min(a.length, b.length)) expect(a[n]).not.toBe(b[n]);

@@ -13,7 +13,7 @@
  * 1,024 tokens, Anthropic's explicit breakpoints) are not modelled: this is the cacheable upper bound.
  */
 import type { Message } from '../core/messages.js';
-import type { TokenCounter } from '../core/tokens.js';
+import { PER_CONTEXT_TOKENS, type TokenCounter } from '../core/tokens.js';
 
 /** How many leading messages `previous` and `next` share (the same objects, in the same places). */
 export function sharedPrefixLength(previous: readonly Message[] | undefined, next: readonly Message[]): number {
@@ -26,11 +26,14 @@ export function sharedPrefixLength(previous: readonly Message[] | undefined, nex
 
 /**
  * Tokens of the longest common prefix of two consecutive requests; 0 when there is no previous
- * request (a new session: nothing is cached yet).
+ * request (a new session: nothing is cached yet). Counted as the request's tokens minus what follows
+ * the prefix, which is what changed since the previous request: a step costs what it added, not the
+ * length of the context. `nextTokens` is `counter.countContext(next)` when the caller has it already.
  */
-export function sharedPrefixTokens(previous: readonly Message[] | undefined, next: readonly Message[], counter: TokenCounter): number {
+export function sharedPrefixTokens(previous: readonly Message[] | undefined, next: readonly Message[], counter: TokenCounter, nextTokens = counter.countContext(next)): number {
   const shared = sharedPrefixLength(previous, next);
-  let tokens = 0;
-  for (let i = 0; i < shared; i++) tokens += counter.countMessage(next[i]!);
+  if (shared === 0) return 0;
+  let tokens = nextTokens - PER_CONTEXT_TOKENS;
+  for (let i = shared; i < next.length; i++) tokens -= counter.countMessage(next[i]!);
   return tokens;
 }

@@ -2,7 +2,8 @@ import { readdirSync } from 'node:fs';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { assistantMessage, strategyOrigin, systemMessage, toolMessage, userMessage, withContent, type Message } from '../core/messages.js';
 import { loadScenario } from '../scenarios/load.js';
-import { turns, type Scenario } from '../scenarios/scenario.js';
+import { generateScenario } from '../scenarios/generate.js';
+import { parseScenario, turns, type Scenario } from '../scenarios/scenario.js';
 import { argumentTexts, messageFacts, presentInContext, referenceTargets, referenceTargetsOf } from './reference-recall.js';
 
 // ---------------------------------------------------------------------------------------------------
@@ -226,6 +227,13 @@ describe('reference-recall', () => {
         const targets = referenceTargets(scenario);
         expect([...targets.keys()]).toEqual(turns(scenario).map((_, i) => i));
         for (const [step, list] of targets) expect(presentInContext(list, before(scenario, step))).toBe(list.length);
+      }
+    });
+
+    it('the unmanaged history keeps every target on generated scenarios too (the runner counts on it)', () => {
+      for (const seed of [1, 2, 3]) {
+        const scenario = parseScenario(generateScenario({ seed, steps: 120 }), `<generated seed ${seed}>`);
+        for (const [step, list] of referenceTargets(scenario)) expect(presentInContext(list, before(scenario, step))).toBe(list.length);
       }
     });
 

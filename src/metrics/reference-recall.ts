@@ -54,7 +54,7 @@ export function argumentTexts(args: string): string[] {
   return out;
 }
 
-const normalize = (fact: string): string => fact.replace(/^(?:\.\/)+/, '');
+const normalize = (fact: string): string => (fact.startsWith('./') ? fact.replace(/^(?:\.\/)+/, '') : fact);
 
 /** The facts a message holds (rule 1), normalized, unique, in order of first appearance. */
 export function messageFacts(message: Message): string[] {

@@ -1,39 +1,124 @@
 import { describe, expect, it } from 'vitest';
-import { createTokenCounter } from '../core/tokens.js';
+import { CtxbenchError } from '../core/errors.js';
+import { assistantMessage, systemMessage } from '../core/messages.js';
+import { createTokenCounter, type TokenCounter } from '../core/tokens.js';
 import { createMockBackend } from '../llm/mock.js';
+import type { LoadedScenario } from '../scenarios/load.js';
 import { select } from '../strategies/index.js';
 import { defaultParams } from '../strategies/params.js';
 import { scenarioOf, sweScenarioMessages } from '../../test/helpers/history.js';
-import { runMatrix } from './matrix.js';
+import { runMatrix, type Execution, type MatrixOptions } from './matrix.js';
 import type { RunResult } from './types.js';
 
 /** What a run decided, without its timestamps. */
-const outcome = (r: RunResult) => ({ id: r.runId, summary: r.summary, steps: r.steps, events: r.events, probes: r.probes });
+const outcome = (r: RunResult) => ({ id: r.runId, config: r.config, summary: r.summary, steps: r.steps, events: r.events, probes: r.probes });
+
+const scenarios: LoadedScenario[] = [1, 2, 3].map((n) => ({ scenario: scenarioOf(sweScenarioMessages(10 * n, 600, 200), `s${n}`), format: 'ctxbench' }));
+const entries = select(['raw,masking,summarization,checkpoint-restart']).map((s) => ({ strategy: s.strategy, params: defaultParams(s.strategy.params) }));
+const matrixOrder = scenarios.flatMap(({ scenario }) => entries.map((e) => `b/${e.strategy.name}/${scenario.id}`));
+
+async function runWith(counter: TokenCounter, execution: Execution, more: Partial<MatrixOptions> = {}) {
+  const saved: string[] = [];
+  const steps: number[] = [];
+  const results = await runMatrix({
+    scenarios,
+    entries,
+    execution,
+    backendOptions: { recall: 0.8 },
+    counter,
+    batchId: 'b',
+    windowOverride: 2500,
+    onStep: (_step, _total, promptTokens) => void steps.push(promptTokens),
+    onRun: async (r) => void saved.push(r.runId),
+    ...more,
+  });
+  return { results: results.map(outcome), saved, steps };
+}
 
 describe('runMatrix', () => {
-  it('gives the same results, in matrix order, whatever the concurrency', async () => {
+  it('gives the same results, in matrix order, whatever the in-thread concurrency', async () => {
     const counter = await createTokenCounter('o200k_base');
-    const scenarios = [1, 2, 3].map((n) => ({ scenario: scenarioOf(sweScenarioMessages(10 * n, 600, 200), `s${n}`), format: 'ctxbench' }));
-    const entries = select(['raw,masking,summarization,checkpoint-restart']).map((s) => ({ strategy: s.strategy, params: defaultParams(s.strategy.params) }));
-    const run = async (concurrency: number) => {
-      const saved: string[] = [];
+    const backend = createMockBackend(counter);
+    const one = await runWith(counter, { kind: 'in-thread', backend, concurrency: 1 });
+    const three = await runWith(counter, { kind: 'in-thread', backend, concurrency: 3 });
+    expect(three.results).toEqual(one.results);
+    expect(one.results.map((r) => r.id)).toEqual(matrixOrder);
+    expect([...three.saved].sort()).toEqual([...one.saved].sort());
+  });
+
+  describe('on worker threads', () => {
+    it('gives the results of the in-thread replay, in matrix order, with 1 or 2 threads', async () => {
+      const counter = await createTokenCounter('o200k_base');
+      const inThread = await runWith(counter, { kind: 'in-thread', backend: createMockBackend(counter) });
+      const one = await runWith(counter, { kind: 'workers', threads: 1, mock: {} });
+      const two = await runWith(counter, { kind: 'workers', threads: 2, mock: {} });
+      expect(one.results).toEqual(inThread.results);
+      expect(two.results).toEqual(inThread.results);
+      expect(two.results.map((r) => r.id)).toEqual(matrixOrder);
+      expect([...two.saved].sort()).toEqual([...matrixOrder].sort());
+      // Every step is reported to the main thread (the progress bar).
+      expect(two.steps.length).toBe(inThread.steps.length);
+      expect(two.steps.reduce((a, b) => a + b, 0)).toBe(inThread.steps.reduce((a, b) => a + b, 0));
+    });
+
+    it('passes the mock options and calibration to every worker', async () => {
+      const counter = await createTokenCounter('o200k_base');
+      const calibration = new Map([[`${scenarios[0]!.scenario.model.name}|o200k_base`, 1.25]]);
+      const mock = { recall: 0.3, summaryTokens: 120, seed: 7 };
+      const inThread = await runWith(counter, { kind: 'in-thread', backend: createMockBackend(counter, mock) }, { calibration });
+      const workers = await runWith(counter, { kind: 'workers', threads: 2, mock }, { calibration });
+      expect(workers.results).toEqual(inThread.results);
+      expect(workers.results.map((r) => r.config.calibrationFactor)).toEqual(matrixOrder.map(() => 1.25));
+      expect(workers.results.map((r) => r.config.backendOptions)).toEqual(matrixOrder.map(() => ({ recall: 0.8 })));
+    });
+
+    it('stops handing out jobs when aborted, and returns every run it saved', async () => {
+      const counter = await createTokenCounter('o200k_base');
+      const abort = new AbortController();
+      const saved: RunResult[] = [];
       const results = await runMatrix({
         scenarios,
         entries,
-        backend: createMockBackend(counter),
+        execution: { kind: 'workers', threads: 2, mock: {} },
         counter,
         batchId: 'b',
         windowOverride: 2500,
-        concurrency,
+        signal: abort.signal,
+        onRun: async (r) => {
+          saved.push(r);
+          abort.abort();
+        },
+      });
+      expect(results.length).toBeGreaterThanOrEqual(1);
+      // Each thread finishes the job it holds (handed out as its previous run arrived), nothing more.
+      expect(results.length).toBeLessThanOrEqual(4);
+      expect(results.map((r) => r.runId).sort()).toEqual(saved.map((r) => r.runId).sort());
+    });
+
+    it('turns a replay that throws into a one-line error naming the run, and keeps what was saved', async () => {
+      const counter = await createTokenCounter('o200k_base');
+      // Bypasses validation: an assistant message without toolCalls makes the replay throw.
+      const broken = { ...assistantMessage({ id: 'm0001', content: 'x' }), toolCalls: undefined } as never;
+      const bad: LoadedScenario = { scenario: { ...scenarios[0]!.scenario, id: 'broken', messages: [systemMessage({ id: 'm0000', content: 's' }), broken] }, format: 'ctxbench' };
+      const saved: string[] = [];
+      const run = runMatrix({
+        scenarios: [scenarios[0]!, bad],
+        entries: entries.slice(0, 1),
+        execution: { kind: 'workers', threads: 1, mock: {} },
+        counter,
+        batchId: 'b',
         onRun: async (r) => void saved.push(r.runId),
       });
-      return { results: results.map(outcome), saved };
-    };
-    const one = await run(1);
-    const three = await run(3);
-    expect(three.results).toEqual(one.results);
-    expect(one.results.map((r) => r.id)).toEqual(scenarios.flatMap(({ scenario }) => entries.map((e) => `b/${e.strategy.name}/${scenario.id}`)));
-    expect([...three.saved].sort()).toEqual([...one.saved].sort());
+      await expect(run).rejects.toThrow(CtxbenchError);
+      await expect(run).rejects.toThrow(/^worker thread 1 failed while running raw x broken: [^\n]+$/);
+      expect(saved).toEqual(['b/raw/s1']);
+    });
+
+    it('turns a worker that cannot start into a one-line error, not a hang', async () => {
+      const counter = { ...(await createTokenCounter('o200k_base')), encoding: 'no-such-encoding' } as unknown as TokenCounter;
+      const run = runMatrix({ scenarios, entries, execution: { kind: 'workers', threads: 2, mock: {} }, counter, batchId: 'b', onRun: async () => {} });
+      await expect(run).rejects.toThrow(/^worker thread \d failed[^\n]*: [^\n]+$/);
+    });
   });
 });
 
@@ -42,7 +127,7 @@ describe('runMatrix skip', () => {
     const counter = await createTokenCounter('o200k_base');
     const scenarios = [1, 2].map((n) => ({ scenario: scenarioOf(sweScenarioMessages(8 * n, 600, 200), `s${n}`), format: 'ctxbench' }));
     const entries = select(['raw,masking']).map((s) => ({ strategy: s.strategy, params: defaultParams(s.strategy.params) }));
-    const options = { scenarios, entries, backend: createMockBackend(counter), counter, batchId: 'b', windowOverride: 2500, onRun: async () => {} };
+    const options = { scenarios, entries, execution: { kind: 'in-thread' as const, backend: createMockBackend(counter) }, counter, batchId: 'b', windowOverride: 2500, onRun: async () => {} };
     const all = await runMatrix(options);
     const some = await runMatrix({ ...options, skip: (scenario, entry) => scenario.id === 's1' && entry.strategy.name === 'masking' });
     expect(some.map((r) => r.runId)).toEqual(['b/raw/s1', 'b/raw/s2', 'b/masking/s2']);

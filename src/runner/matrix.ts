@@ -1,16 +1,20 @@
 /**
- * Runs the matrix (scenarios x strategies) on one backend, handing each finished run to `onRun`
- * (which saves it) before starting the next, so an interrupted matrix keeps every finished run.
+ * Runs the matrix (scenarios x strategies), handing each finished run to `onRun` (which saves it) as
+ * it finishes, so an interrupted matrix keeps every finished run. Jobs run either in this thread on a
+ * given backend, several at a time (live backends wait on the network), or on worker threads that each
+ * build their own mock (the mock is CPU-bound: one thread per core).
  */
 import { resolveModel } from '../core/models.js';
 import type { TokenCounter } from '../core/tokens.js';
+import type { MockOptions } from '../llm/mock.js';
 import type { Backend } from '../llm/types.js';
-import { calibrationKey, scaledCounter } from '../metrics/calibration.js';
+import { calibrationKey } from '../metrics/calibration.js';
 import type { LoadedScenario } from '../scenarios/load.js';
 import type { Scenario } from '../scenarios/scenario.js';
 import type { StrategyDefinition } from '../strategies/types.js';
-import { replayScenario } from './replay.js';
+import { countersByFactor, runJob, tokenizeAhead, type JobEnv, type PlannedJob } from './job.js';
 import type { Params, RunResult } from './types.js';
+import { runOnWorkers } from './worker-pool.js';
 
 export interface MatrixEntry {
   readonly strategy: StrategyDefinition;
@@ -24,12 +28,15 @@ export interface MatrixEntry {
 export interface MatrixOptions {
   readonly scenarios: readonly LoadedScenario[];
   readonly entries: readonly MatrixEntry[];
-  readonly backend: Backend;
+  /** Where the jobs run (see Execution). */
+  readonly execution: Execution;
+  /** Stored with every run (the mock's recall and summary length, a live server's URL). */
   readonly backendOptions?: Params;
   /** Live `measure` mode: output tokens asked per agent step. */
   readonly maxOutputTokens?: number | undefined;
   /** Ask the backend each probe question (live runs) instead of judging probes on the context alone. */
   readonly askProbes?: boolean | undefined;
+  /** Counts tokens in this thread; worker threads build their own for its encoding. */
   readonly counter: TokenCounter;
   readonly batchId: string;
   /** --window: replaces every scenario's model window. */
@@ -43,11 +50,18 @@ export interface MatrixOptions {
   readonly onWarning?: (message: string) => void;
   /** Checked between runs: an aborted matrix stops after the runs in progress are saved. */
   readonly signal?: AbortSignal;
-  /** Runs in flight at once (-j). Default 1. */
-  readonly concurrency?: number | undefined;
   /** Jobs to leave out (another shard's, or already run in a resumed batch). Default: none. */
   readonly skip?: ((scenario: Scenario, entry: MatrixEntry) => boolean) | undefined;
 }
+
+/**
+ * `in-thread`: `concurrency` runs at a time (-j, default 1) on `backend`, in this thread: for live
+ * backends, which wait on the network. `workers`: `threads` worker threads (-j), each building the
+ * mock from these plain options: the mock only computes, so more runs at once need more cores.
+ */
+export type Execution =
+  | { readonly kind: 'in-thread'; readonly backend: Backend; readonly concurrency?: number | undefined }
+  | { readonly kind: 'workers'; readonly threads: number; readonly mock: MockOptions };
 
 export interface ResolvedWindow {
   readonly model: string;
@@ -62,70 +76,88 @@ export function windowFor(scenario: Scenario, override?: number): ResolvedWindow
   return { model: scenario.model.name, window, known: model.known || override !== undefined || scenario.model.contextWindow !== undefined };
 }
 
-interface Job {
-  readonly index: number;
-  readonly loaded: LoadedScenario;
-  readonly entry: MatrixEntry;
-}
-
 /** The number of agent steps the matrix replays at most (for a progress bar over the whole matrix). */
 export function matrixSteps(scenarios: readonly LoadedScenario[], entries: readonly MatrixEntry[]): number {
   return scenarios.reduce((n, { scenario }) => n + scenario.messages.filter((m) => m.role === 'assistant').length, 0) * entries.length;
 }
 
 /**
- * Runs every (scenario, entry) pair, `concurrency` at a time (live backends wait on the network;
- * the mock gains nothing from more than 1). Each run is independent, so its result does not depend
- * on the concurrency; results come back in matrix order whatever order they finish in.
+ * Every (scenario, entry) pair in matrix order (scenario-major) that is not skipped, with its window
+ * and calibration factor; warns once per model whose window is a guess.
  */
-export async function runMatrix(options: MatrixOptions): Promise<RunResult[]> {
-  const { scenarios, entries } = options;
-  const jobs: Job[] = scenarios
-    .flatMap((loaded, s) => entries.map((entry, e) => ({ index: s * entries.length + e, loaded, entry })))
-    .filter(({ loaded, entry }) => !options.skip?.(loaded.scenario, entry));
-  const results: (RunResult | undefined)[] = [];
+export function planJobs(options: MatrixOptions): PlannedJob[] {
   const warned = new Set<string>();
-  const counters = new Map<number, TokenCounter>(); // one scaled counter per factor, sharing the base cache
-
-  const runJob = async ({ index, loaded: { scenario, format }, entry: { strategy, preset, params, variant } }: Job): Promise<void> => {
+  return options.scenarios.flatMap(({ scenario }, s) => {
     const { model, window, known } = windowFor(scenario, options.windowOverride);
     if (!known && !warned.has(model)) {
       warned.add(model);
       options.onWarning?.(`${scenario.file}: unknown model "${model}": using the smallest known window (${window} tokens); set model.contextWindow or --window`);
     }
     const factor = options.calibration?.get(calibrationKey(model, options.counter.encoding));
-    let counter = options.counter;
-    if (factor !== undefined) {
-      counter = counters.get(factor) ?? scaledCounter(options.counter, factor);
-      counters.set(factor, counter);
-    }
-    const run = await replayScenario({
-      scenario,
-      sourceFormat: format,
-      strategy,
-      preset,
-      variant,
-      params,
-      backend: options.backend,
-      backendOptions: options.backendOptions,
-      maxOutputTokens: options.maxOutputTokens,
-      askProbes: options.askProbes,
-      counter,
-      calibrationFactor: factor,
-      model,
-      priceModel: options.priceModel,
-      window,
-      batchId: options.batchId,
-      onStep: options.onStep,
-    });
-    await options.onRun(run);
-    results[index] = run;
-  };
+    return options.entries.flatMap((entry, e) =>
+      options.skip?.(scenario, entry) ? [] : [{ index: s * options.entries.length + e, scenario: s, entry: e, model, window, factor }],
+    );
+  });
+}
 
-  let next = 0;
-  const worker = async (): Promise<void> => {
-    while (next < jobs.length && !options.signal?.aborted) await runJob(jobs[next++]!);
+/**
+ * Runs every job of the matrix. Each run is independent (its own strategy state; the token counts and
+ * the mock's draws depend on the content only), so its result does not depend on where or alongside
+ * what it ran: results come back in matrix order whatever -j and the order runs finish in.
+ */
+export async function runMatrix(options: MatrixOptions): Promise<RunResult[]> {
+  const jobs = planJobs(options);
+  const results: (RunResult | undefined)[] = [];
+  const finished = async (job: PlannedJob, run: RunResult): Promise<void> => {
+    await options.onRun(run);
+    results[job.index] = run;
   };
-  await Promise.all(Array.from({ length: Math.max(1, options.concurrency ?? 1) }, worker));
+  if (options.execution.kind === 'workers') {
+    const { entries } = options;
+    await runOnWorkers({
+      threads: options.execution.threads,
+      jobs,
+      scenarios: options.scenarios,
+      setup: {
+        encoding: options.counter.encoding,
+        mock: options.execution.mock,
+        batchId: options.batchId,
+        backendOptions: options.backendOptions,
+        priceModel: options.priceModel,
+        entries: entries.map(({ strategy, preset, params, variant }) => ({ strategy: strategy.name, preset, params, variant })),
+        askProbes: options.askProbes,
+        reportSteps: options.onStep !== undefined,
+      },
+      signal: options.signal,
+      onStep: options.onStep,
+      onRun: finished,
+      describe: (job) => `${entries[job.entry]!.preset ?? entries[job.entry]!.strategy.name} x ${options.scenarios[job.scenario]!.scenario.id}`,
+    });
+  } else {
+    await runInThread(jobs, options, options.execution.backend, Math.max(1, options.execution.concurrency ?? 1), finished);
+  }
   return results.filter((r): r is RunResult => r !== undefined);
+}
+
+/** `concurrency` async loops over the jobs, in this thread, sharing one counter's cache. */
+async function runInThread(jobs: readonly PlannedJob[], options: MatrixOptions, backend: Backend, concurrency: number, finished: (job: PlannedJob, run: RunResult) => Promise<void>): Promise<void> {
+  const env: JobEnv = {
+    backend,
+    counterFor: countersByFactor(options.counter),
+    batchId: options.batchId,
+    backendOptions: options.backendOptions,
+    maxOutputTokens: options.maxOutputTokens,
+    askProbes: options.askProbes,
+    priceModel: options.priceModel,
+    onStep: options.onStep,
+  };
+  tokenizeAhead(options.scenarios, options.counter);
+  let next = 0;
+  const loop = async (): Promise<void> => {
+    while (next < jobs.length && !options.signal?.aborted) {
+      const job = jobs[next++]!;
+      await finished(job, await runJob(job, options.scenarios[job.scenario]!, options.entries[job.entry]!, env));
+    }
+  };
+  await Promise.all(Array.from({ length: concurrency }, loop));
 }

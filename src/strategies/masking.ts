@@ -16,7 +16,7 @@ import { cycles, rounds, type Span } from '../core/boundaries.js';
 import { strategyOrigin, systemMessage, withContent, type Message } from '../core/messages.js';
 import type { Params } from '../runner/types.js';
 import { checkBelow } from './params.js';
-import { callsById, placeholder } from './placeholders.js';
+import { answeredCall, placeholder } from './placeholders.js';
 import { measurePressure, type PressureMeasure } from './pressure.js';
 import type { RequestPlan, StrategyDefinition, StrategyEvent, StrategyInput } from './types.js';
 
@@ -77,14 +77,12 @@ export function maskOldest(
   const { counter } = input;
   const limit = unseenFrom(messages);
   let out: Message[] | undefined;
-  let calls: ReturnType<typeof callsById> | undefined;
   const events: StrategyEvent[] = [];
   for (let i = 0; i < limit && tokens >= target; i++) {
     const m = messages[i]!;
     if (m.role !== 'tool' || isMasked(m)) continue;
     if (memo.get(m.id) === null) continue; // a placeholder longer than the output saves nothing
-    calls ??= callsById(messages);
-    const masked = memo.get(m.id) ?? withContent(m, placeholder(m, calls.get(m.toolCallId)), strategyOrigin(NAME, 'masked'));
+    const masked = memo.get(m.id) ?? withContent(m, placeholder(m, answeredCall(messages, i)), strategyOrigin(NAME, 'masked'));
     const before = counter.countMessage(m);
     const after = counter.countMessage(masked);
     memo.set(m.id, after >= before ? null : masked);

@@ -64,6 +64,20 @@ export function placeholder(message: ToolMessage, call: ToolCall | undefined): s
   }
 }
 
+/**
+ * The call the tool message at `index` answers: by the pairing invariant, one of the calls of the
+ * nearest assistant turn before it. A few steps back instead of a map of the whole history.
+ */
+export function answeredCall(messages: readonly Message[], index: number): ToolCall | undefined {
+  const message = messages[index];
+  if (message?.role !== 'tool') return undefined;
+  for (let i = index - 1; i >= 0; i--) {
+    const m = messages[i]!;
+    if (m.role === 'assistant') return m.toolCalls.find((c) => c.id === message.toolCallId);
+  }
+  return undefined;
+}
+
 /** Maps each tool_call_id to its call, for placeholders that mention the path or command kind. */
 export function callsById(messages: readonly Message[]): Map<string, ToolCall> {
   const calls = new Map<string, ToolCall>();

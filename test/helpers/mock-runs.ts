@@ -15,7 +15,7 @@ export async function mockRuns(batchId: string): Promise<RunResult[]> {
   return runMatrix({
     scenarios: [1, 2].map((n) => ({ scenario: scenarioOf(sweScenarioMessages(6 * n, 400), `s${n}`), format: 'ctxbench' })),
     entries: select(['raw,masking']).map((s) => ({ strategy: s.strategy, params: defaultParams(s.strategy.params) })),
-    backend: createMockBackend(counter),
+    execution: { kind: 'in-thread', backend: createMockBackend(counter) },
     counter,
     batchId,
     windowOverride: 2000,

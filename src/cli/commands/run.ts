@@ -3,14 +3,15 @@
  * matrix, saving each finished run at once, and print the summary and the paths it wrote.
  */
 import { randomBytes } from 'node:crypto';
+import { availableParallelism } from 'node:os';
 import path from 'node:path';
 import { CtxbenchError } from '../../core/errors.js';
 import { createTokenCounter } from '../../core/tokens.js';
 import { renderReport, writeReport } from '../../report/render.js';
 import { matrixFingerprint, sharedBatchId } from '../../runner/fingerprint.js';
 import { entryLabel, jobKey, matrixJobs, type MatrixJob } from '../../runner/jobs.js';
-import { runMatrix, type MatrixEntry } from '../../runner/matrix.js';
-import { runId } from '../../runner/naming.js';
+import { runMatrix, type Execution, type MatrixEntry } from '../../runner/matrix.js';
+import { runId, runLabel } from '../../runner/naming.js';
 import { planBatch, type BatchPlan } from '../../runner/resume.js';
 import { jobsOfShard, parseShard, type Shard } from '../../runner/shard.js';
 import type { BatchInfo, RunResult } from '../../runner/types.js';
@@ -119,8 +120,13 @@ export async function runEntries(options: RunOptions, entries: readonly MatrixEn
     counter,
     mock,
   );
-  // Live servers answer several requests at once; a local Ollama is usually busy with one.
-  const concurrency = options.concurrency === undefined ? (options.model.startsWith('openai:') ? 4 : 1) : parseTokenCount('-j', options.concurrency, 1);
+  const parallel = options.concurrency === undefined ? undefined : parseTokenCount('-j', options.concurrency, 1);
+  // The mock only computes: one worker thread per core. Live servers answer several requests at once
+  // (in this thread, waiting on the network); a local Ollama is usually busy with one.
+  const execution: Execution =
+    opened.backend.name === 'mock'
+      ? { kind: 'workers', threads: parallel ?? availableParallelism(), mock }
+      : { kind: 'in-thread', backend: opened.backend, concurrency: parallel ?? (options.model.startsWith('openai:') ? 4 : 1) };
   const fingerprint = matrixFingerprint({
     scenarios,
     entries,
@@ -170,8 +176,7 @@ export async function runEntries(options: RunOptions, entries: readonly MatrixEn
       scenarios,
       entries,
       skip: (scenario, entry) => !todo.has(jobKey(entryLabel(entry), scenario.id)),
-      concurrency,
-      backend: opened.backend,
+      execution,
       backendOptions: opened.options,
       maxOutputTokens: opened.maxOutputTokens,
       askProbes: probeMode === 'ask' || (probeMode === 'auto' && opened.live),
@@ -195,6 +200,10 @@ export async function runEntries(options: RunOptions, entries: readonly MatrixEn
     await store.close();
   }
 
+  // Kept runs first, then new ones as they finished: the summary and the report list them in matrix
+  // order, whatever -j and however often the batch was resumed.
+  const order = new Map(jobs.map((job, i) => [job.key, i]));
+  saved.sort((a, b) => order.get(keyOf(a))! - order.get(keyOf(b))!);
   // Past a screenful, one row per run drowns the summary: the report and the runs table have them all.
   const perRun = saved.length <= MAX_RUN_ROWS ? runTable(saved) : `${saved.length} runs: one row each in the report and in the database's runs table.`;
   out.write(`\n${perRun}\n\n${strategyTable(saved)}\n\n${successTable(saved)}\n`);
@@ -213,6 +222,8 @@ export async function runEntries(options: RunOptions, entries: readonly MatrixEn
   }
   return saved;
 }
+
+const keyOf = (run: RunResult): string => jobKey(runLabel(run.config.strategy, run.config.variant), run.config.scenarioId);
 
 interface PlannedJob extends MatrixJob {
   readonly runId: string;

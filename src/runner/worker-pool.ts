@@ -1,0 +1,114 @@
+/**
+ * Runs planned jobs on worker threads (the mock backend is CPU-bound: one thread per core). Each worker
+ * builds its own counter and mock (matrix-worker.ts); the main thread hands out jobs one at a time
+ * (schedule.ts), sends each scenario to a worker once, and alone saves results and drives the progress
+ * bar. A worker that crashes, or a replay that throws, ends the matrix with a one-line error after the
+ * results already received are saved, never with a hang.
+ */
+import { Worker } from 'node:worker_threads';
+import { CtxbenchError } from '../core/errors.js';
+import type { LoadedScenario } from '../scenarios/load.js';
+import type { PlannedJob } from './job.js';
+import { createScheduler } from './schedule.js';
+import type { RunResult } from './types.js';
+import type { JobMessage, WorkerMessage, WorkerSetup } from './worker-protocol.js';
+
+export interface WorkerPoolOptions {
+  readonly threads: number;
+  readonly jobs: readonly PlannedJob[];
+  readonly scenarios: readonly LoadedScenario[];
+  readonly setup: WorkerSetup;
+  /** Checked before each job is handed out: once aborted, the jobs in flight finish and no more start. */
+  readonly signal?: AbortSignal | undefined;
+  readonly onStep?: ((step: number, total: number, promptTokens: number) => void) | undefined;
+  /** Called once per finished run, one call at a time; a job counts as done when it returns. */
+  readonly onRun: (job: PlannedJob, run: RunResult) => Promise<void>;
+  /** How a job is named in an error ("masking x scenario-1"). */
+  readonly describe: (job: PlannedJob) => string;
+}
+
+/**
+ * The worker's module sits next to this one: compiled JS under dist/, the TypeScript source under
+ * vitest or tsx. A worker thread does not inherit tsx's hooks (tsx registers them on the main thread
+ * only), so a .ts worker registers them itself before importing its module.
+ */
+function spawn(setup: WorkerSetup): Worker {
+  const source = import.meta.url.endsWith('.ts');
+  const entry = new URL(`./matrix-worker.${source ? 'ts' : 'js'}`, import.meta.url);
+  if (!source) return new Worker(entry, { workerData: setup });
+  const tsx = import.meta.resolve('tsx/esm/api');
+  const bootstrap = `import(${JSON.stringify(tsx)}).then(({ register }) => { register(); return import(${JSON.stringify(entry.href)}); });`;
+  return new Worker(bootstrap, { eval: true, workerData: setup });
+}
+
+interface Slot {
+  readonly id: number;
+  readonly worker: Worker;
+  job?: PlannedJob | undefined;
+  /** The scenario the worker holds (it keeps one at a time). */
+  holds?: number | undefined;
+  retired: boolean;
+}
+
+export function runOnWorkers(options: WorkerPoolOptions): Promise<void> {
+  const { jobs, scenarios, signal } = options;
+  const scheduler = createScheduler(jobs);
+  return new Promise<void>((resolve, reject) => {
+    const slots: Slot[] = [];
+    let saving = Promise.resolve(); // onRun calls, chained so they never overlap
+    let failure: Error | undefined;
+
+    const settleIfDone = (): void => {
+      if (slots.every((s) => s.retired)) void saving.then(() => (failure ? reject(failure) : resolve()));
+    };
+    const retire = (slot: Slot): void => {
+      if (slot.retired) return;
+      slot.retired = true;
+      slot.job = undefined;
+      void slot.worker.terminate();
+      settleIfDone();
+    };
+    const fail = (error: Error): void => {
+      failure ??= error;
+      slots.forEach(retire);
+    };
+    const dispatch = (slot: Slot): void => {
+      const job = failure || signal?.aborted ? undefined : scheduler.next(slot.id);
+      if (!job) return retire(slot);
+      const message: JobMessage = { job, scenario: slot.holds === job.scenario ? undefined : copyable(scenarios[job.scenario]!) };
+      slot.job = job;
+      slot.holds = job.scenario;
+      slot.worker.postMessage(message);
+    };
+    const crashed = (slot: Slot, why: string): void => {
+      if (slot.retired) return;
+      const during = slot.job ? ` while running ${options.describe(slot.job)}` : '';
+      fail(new CtxbenchError('WORKER_FAILED', `worker thread ${slot.id + 1} failed${during}: ${why}`));
+    };
+    const received = (slot: Slot, message: WorkerMessage): void => {
+      if (message.kind === 'step') return options.onStep?.(message.step, message.total, message.promptTokens);
+      if (slot.retired) return; // a late message from a worker already stopped after a failure
+      if (message.kind === 'failed') return crashed(slot, firstLine(message.message));
+      const job = slot.job!;
+      // Saved one at a time, in the order they arrive; the worker goes on meanwhile.
+      saving = saving.then(() => options.onRun(job, message.run)).catch(fail);
+      dispatch(slot);
+    };
+
+    const count = Math.min(Math.max(1, options.threads), jobs.length);
+    if (count === 0) return resolve();
+    for (let id = 0; id < count; id++) {
+      const slot: Slot = { id, worker: spawn(options.setup), retired: false };
+      slots.push(slot);
+      slot.worker.on('message', (message: WorkerMessage) => received(slot, message));
+      slot.worker.on('error', (error) => crashed(slot, firstLine(error.message)));
+      slot.worker.on('exit', (code) => crashed(slot, `exited with code ${code}`));
+    }
+    slots.forEach(dispatch);
+  });
+}
+
+/** Only what a replay reads crosses the thread boundary (an imported file also carries its source data). */
+const copyable = ({ scenario, format }: LoadedScenario): LoadedScenario => ({ scenario, format });
+
+const firstLine = (text: string): string => text.split('\n')[0]!;

@@ -1,0 +1,36 @@
+/**
+ * The messages between the main thread and the matrix's worker threads. Plain data only: everything
+ * here is copied by structured clone (Dates survive, functions and frozenness do not).
+ */
+import type { Encoding } from '../core/tokens.js';
+import type { MockOptions } from '../llm/mock.js';
+import type { LoadedScenario } from '../scenarios/load.js';
+import type { PlannedJob } from './job.js';
+import type { Params, RunResult } from './types.js';
+
+/** A worker's `workerData`: what it needs to build its own counter, mock and strategies. */
+export interface WorkerSetup {
+  readonly encoding: Encoding;
+  readonly mock: MockOptions;
+  readonly batchId: string;
+  readonly backendOptions?: Params | undefined;
+  readonly priceModel?: string | undefined;
+  /** The matrix's entries, by strategy name (definitions hold functions: the worker looks them up). */
+  readonly entries: readonly { readonly strategy: string; readonly preset?: string | undefined; readonly params: Params; readonly variant?: string | undefined }[];
+  /** Ask the mock each probe question (--probes ask) instead of judging probes on the context. */
+  readonly askProbes?: boolean | undefined;
+  /** Post a message per replayed step (for a progress bar). */
+  readonly reportSteps: boolean;
+}
+
+/** A job to run; `scenario` comes along when the worker does not hold the job's scenario yet. */
+export interface JobMessage {
+  readonly job: PlannedJob;
+  readonly scenario?: LoadedScenario | undefined;
+}
+
+export type WorkerMessage =
+  | { readonly kind: 'step'; readonly step: number; readonly total: number; readonly promptTokens: number }
+  | { readonly kind: 'run'; readonly index: number; readonly run: RunResult }
+  /** The replay threw (a bug): the message of what it threw. */
+  | { readonly kind: 'failed'; readonly index: number; readonly message: string };

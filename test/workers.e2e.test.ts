@@ -1,0 +1,34 @@
+/**
+ * End to end: `bench run` on the mock runs its matrix on worker threads (-j), and what it stores does
+ * not depend on how many.
+ */
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import type { RunResult } from '../src/runner/types.js';
+import { ResultStore } from '../src/store/result-store.js';
+import { bench } from './helpers/cli.js';
+
+/** A stored run without what differs between two invocations (batch id, timestamps). */
+const comparable = (r: RunResult) => ({ strategy: r.config.strategy, scenario: r.config.scenarioId, config: r.config, summary: r.summary, steps: r.steps, events: r.events, probes: r.probes });
+
+async function storedRuns(cwd: string): Promise<ReturnType<typeof comparable>[]> {
+  const store = await ResultStore.openExisting(path.join(cwd, 'runs.duckdb'));
+  const runs = await store.loadRuns();
+  await store.close();
+  return runs.map(comparable).sort((a, b) => `${a.scenario} ${a.strategy}`.localeCompare(`${b.scenario} ${b.strategy}`));
+}
+
+describe('bench run -j on the mock', () => {
+  it('stores the same runs from the bundled suite with 1 and 2 worker threads, and prints them in matrix order', async () => {
+    const args = ['run', '-s', 'raw,masking,summarization', '--window', '32k', '--no-report', '--db', 'runs.duckdb'];
+    const one = bench([...args, '-j', '1']);
+    const two = bench([...args, '-j', '2']);
+    expect(one.code).toBe(0);
+    expect(two.code).toBe(0);
+    const [a, b] = [await storedRuns(one.cwd), await storedRuns(two.cwd)];
+    expect(a.length).toBeGreaterThanOrEqual(3 * 12);
+    expect(b).toEqual(a);
+    const tables = (stdout: string) => stdout.slice(0, stdout.indexOf('\nResults:'));
+    expect(tables(two.stdout)).toBe(tables(one.stdout));
+  }, 180_000);
+});
