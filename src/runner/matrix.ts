@@ -109,8 +109,9 @@ export async function runMatrix(options: MatrixOptions): Promise<RunResult[]> {
   const jobs = planJobs(options);
   const results: (RunResult | undefined)[] = [];
   const finished = async (job: PlannedJob, run: RunResult): Promise<void> => {
-    await options.onRun(run);
-    results[job.index] = run;
+    const placed = { ...run, matrixIndex: job.index };
+    await options.onRun(placed);
+    results[job.index] = placed;
   };
   if (options.execution.kind === 'workers') {
     const { entries } = options;

@@ -193,6 +193,8 @@ export interface ProbeRecord {
 export interface RunResult {
   readonly runId: string;
   readonly batchId: string;
+  /** Position in the matrix it ran in (scenario-major), set by the matrix: the order runs are listed in. */
+  readonly matrixIndex?: number | undefined;
   readonly config: RunConfig;
   readonly summary: RunSummary;
   readonly steps: readonly StepRecord[];

@@ -41,6 +41,7 @@ export function runRow(run: RunResult): RunRow {
   return {
     run_id: run.runId,
     batch_id: run.batchId,
+    matrix_index: run.matrixIndex ?? null,
     scenario_id: config.scenarioId,
     scenario_title: config.scenarioTitle,
     scenario_file: config.scenarioFile,
@@ -157,6 +158,7 @@ export function runFromRows(row: RunRow, steps: readonly StepRow[], events: read
   return {
     runId: row.run_id,
     batchId: row.batch_id,
+    matrixIndex: row.matrix_index ?? undefined,
     config: {
       scenarioId: row.scenario_id,
       scenarioTitle: row.scenario_title,

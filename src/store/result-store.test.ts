@@ -203,6 +203,14 @@ describe('ResultStore round trip', () => {
     expect(loaded?.summary.probes.answered).toBe(1);
   });
 
+  it('lists runs in matrix order, whatever order they finished and were saved in', async () => {
+    const store = await openStore(dbFile());
+    await store.saveBatch(batch('b1'));
+    const runs = [2, 0, 1].map((i) => makeRun(`r${i}`, 'b1', { matrixIndex: i, startedAt: new Date(Date.UTC(2025, 2, 1, 10, 0, 10 - i)) }));
+    for (const run of runs) await store.saveRun(run);
+    expect((await store.loadRuns()).map((r) => [r.runId, r.matrixIndex])).toEqual([['r0', 0], ['r1', 1], ['r2', 2]]);
+  });
+
   it('orders steps by step and keeps the recorded order of events within a step', async () => {
     const store = await openStore(dbFile());
     const base = makeRun('r1', 'b1');
@@ -224,7 +232,7 @@ describe('ResultStore round trip', () => {
     expect(await store.latestBatchId()).toBe('b2');
     const ids = async (filter?: Parameters<ResultStore['loadRuns']>[0]) =>
       (await store.loadRuns(filter)).map((r) => r.runId);
-    expect(await ids()).toEqual(['r1', 'r3', 'r2']); // start order
+    expect(await ids()).toEqual(['r1', 'r2', 'r3']); // batch by batch (oldest first), then in start order (no matrix position here)
     expect(await ids({ batchId: 'b1' })).toEqual(['r1', 'r2']);
     expect(await ids({ runIds: ['r3', 'r1'] })).toEqual(['r1', 'r3']);
     expect(await ids({ batchId: 'b1', runIds: ['r3', 'r2'] })).toEqual(['r2']);

@@ -127,7 +127,7 @@ export class ResultStore {
       const query = async (sql: string) => this.connection.runAndReadAll(sql, values, types);
 
       const runs = readRows<typeof RUNS>(
-        await query(`SELECT * FROM ${RUNS.name} WHERE run_id IN (${selected}) ORDER BY started_at, run_id`),
+        await query(`SELECT * FROM ${RUNS.name} WHERE run_id IN (${selected}) ORDER BY (SELECT created_at FROM ${BATCHES.name} b WHERE b.batch_id = ${RUNS.name}.batch_id), batch_id, matrix_index NULLS LAST, started_at, run_id`),
       );
       const steps = groupByRun(
         readRows<typeof STEPS>(

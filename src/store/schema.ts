@@ -51,6 +51,8 @@ export const RUNS = table(
   {
     run_id: 'VARCHAR',
     batch_id: 'VARCHAR',
+    // Position in the matrix (scenario-major): runs are listed in this order, whatever order they finished in.
+    matrix_index: 'INTEGER?',
     scenario_id: 'VARCHAR',
     scenario_title: 'VARCHAR',
     scenario_file: 'VARCHAR',
