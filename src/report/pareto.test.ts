@@ -96,6 +96,13 @@ describe('paretoOf', () => {
     expect(paretoOf([group('a', run({}))]).rule).toBe('Only one configuration ran: a.');
   });
 
+  it('recommends nothing when no configuration completed a run', () => {
+    const pareto = paretoOf([group('a', run({ status: 'overflow', cost: 1 })), group('b', run({ status: 'overflow', cost: 2 }))]);
+    expect(pareto.recommended).toBeNull();
+    expect(pareto.points.some((p) => p.recommended)).toBe(false);
+    expect(pareto.rule).toMatch(/^No configuration completed a run .*: nothing to recommend/);
+  });
+
   it('keeps the front and the recommendation consistent for any costs and successes', () => {
     const point = fc.record({ cost: fc.integer({ min: 0, max: 50 }), passed: fc.integer({ min: 0, max: 20 }), overflow: fc.boolean() });
     fc.assert(
@@ -107,6 +114,12 @@ describe('paretoOf', () => {
         for (const p of points) expect(p.front).toBe(!dominated(p));
         const best = Math.max(...points.map((p) => p.success));
         const picked = points.filter((p) => p.recommended);
+        // Nothing completed: no default, and the page says why.
+        if (best === 0) {
+          expect(picked).toEqual([]);
+          expect(pareto.recommended).toBeNull();
+          return;
+        }
         expect(picked).toHaveLength(1);
         expect(picked[0]!.front).toBe(true);
         expect(picked[0]!.success).toBeGreaterThanOrEqual(best - WITHIN - 1e-9);

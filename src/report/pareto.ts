@@ -76,9 +76,11 @@ export function paretoOf(groups: readonly { col: Column; runs: RunResult[] }[]):
   }));
   const best = Math.max(...raw.map((p) => p.success));
   // Cheapest within WITHIN of the best; among equal costs the more successful, then the first column.
-  const pick = raw
-    .filter((p) => p.success >= best - WITHIN - 1e-9)
-    .sort((a, b) => a.cost - b.cost || b.success - a.success)[0]!;
+  // When no configuration completed a run, the cheapest failure is no default anyone should pick.
+  const pick =
+    best === 0
+      ? undefined
+      : raw.filter((p) => p.success >= best - WITHIN - 1e-9).sort((a, b) => a.cost - b.cost || b.success - a.success)[0]!;
   const points = raw
     .map((p) => ({
       label: p.col.label,
@@ -91,6 +93,10 @@ export function paretoOf(groups: readonly { col: Column; runs: RunResult[] }[]):
       recommended: p === pick,
     }))
     .sort((a, b) => a.cost - b.cost || b.success - a.success);
+  if (pick === undefined) {
+    const rule = 'No configuration completed a run (each overflowed the window, broke tool-call pairing or was stopped): nothing to recommend; try a larger window or other settings.';
+    return { axis, points, recommended: null, rule, note };
+  }
   const rule =
     raw.length === 1
       ? `Only one configuration ran: ${pick.col.label}.`

@@ -78,5 +78,5 @@ export function paretoSummary(runs: readonly RunResult[]): string {
     [{ header: 'configuration' }, { header: pareto.axis === 'dollars' ? 'cost' : 'billed input', align: 'right' }, { header: 'success', align: 'right' }, { header: 'Pareto front' }],
     pareto.points.map((p) => [p.label, p.costText, p.successText, p.recommended ? 'yes: recommended' : p.front ? 'yes' : '']),
   );
-  return [`Cost vs success (${SUCCESS_DEFINITION})`, '', table, '', `Recommended default: ${pareto.rule}`, ...(pareto.note ? [pareto.note] : [])].join('\n');
+  return [`Cost vs success (${SUCCESS_DEFINITION})`, '', table, '', pareto.recommended === null ? pareto.rule : `Recommended default: ${pareto.rule}`, ...(pareto.note ? [pareto.note] : [])].join('\n');
 }
