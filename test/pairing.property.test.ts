@@ -8,11 +8,11 @@ import fc from 'fast-check';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { checkOrder, checkPairing } from '../src/core/pairing.js';
 import { createTokenCounter, type TokenCounter } from '../src/core/tokens.js';
-import type { ParamValue, Params } from '../src/runner/types.js';
+
 import { parseScenario } from '../src/scenarios/scenario.js';
 import type { ScenarioFileMessage } from '../src/scenarios/schema.js';
 import { select, type Selection } from '../src/strategies/index.js';
-import { defaultParams, parseValue, type ParamSpec } from '../src/strategies/params.js';
+import { defaultParams, type Params, type ParamSpec, type ParamValue, parseValue } from '../src/core/params.js';
 import { recordedReplay } from './helpers/replay.js';
 
 let counter: TokenCounter;

@@ -7,7 +7,7 @@ import { readdirSync } from 'node:fs';
 import path from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { beforeAll, describe, expect, it } from 'vitest';
-import type { RunResult } from '../src/runner/types.js';
+import type { RunResult } from '../src/core/run-records.js';
 import { ResultStore } from '../src/store/result-store.js';
 import { BIN, bench, expectOneLineError, ROOT, tempDir, type CliResult } from './helpers/cli.js';
 

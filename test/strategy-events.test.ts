@@ -4,9 +4,9 @@
  */
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createTokenCounter, type TokenCounter } from '../src/core/tokens.js';
-import type { EventKind, RunResult } from '../src/runner/types.js';
+import type { EventKind, RunResult } from '../src/core/run-records.js';
 import { STRATEGIES } from '../src/strategies/index.js';
-import { defaultParams } from '../src/strategies/params.js';
+import { defaultParams } from '../src/core/params.js';
 import { scenarioOf, sweScenarioMessages } from './helpers/history.js';
 import { recordedReplay } from './helpers/replay.js';
 

@@ -4,7 +4,7 @@
  */
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import type { RunResult } from '../src/runner/types.js';
+import type { RunResult } from '../src/core/run-records.js';
 import { ResultStore } from '../src/store/result-store.js';
 import { bench } from './helpers/cli.js';
 

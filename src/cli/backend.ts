@@ -8,10 +8,10 @@ import { CtxbenchError } from '../core/errors.js';
 import type { TokenCounter } from '../core/tokens.js';
 import { cachedBackend, type CachedBackend } from '../llm/cache.js';
 import type { MockOptions } from '../llm/mock.js';
-import { createBackend, parseProvider, type LiveBackend } from '../llm/providers.js';
+import { createBackend, parseProvider } from '../llm/providers.js';
 import { BackendError } from '../llm/retry.js';
-import type { Backend } from '../llm/types.js';
-import type { Params } from '../runner/types.js';
+import type { Backend, LiveBackend } from '../core/backend.js';
+import type { Params } from '../core/params.js';
 import { parseChoice } from './options.js';
 
 export interface BackendFlags {

@@ -3,7 +3,7 @@
  * per second), one milestone line per finished run elsewhere (CI logs).
  */
 import cliProgress from 'cli-progress';
-import type { RunResult } from '../runner/types.js';
+import type { RunResult } from '../core/run-records.js';
 
 export interface Progress {
   step(promptTokens: number): void;

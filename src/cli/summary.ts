@@ -2,9 +2,9 @@
  * The tables `bench run` prints when it finishes: one row per run, then one row per run configuration
  * (a strategy, told apart by its parameters when a sweep ran several settings: report/columns.ts).
  */
-import { probesPassed } from '../metrics/probes.js';
+import { probesPassed } from '../metrics/probe-verdict.js';
 import { columnsOf, runsByColumn } from '../report/columns.js';
-import type { RunResult } from '../runner/types.js';
+import type { RunResult } from '../core/run-records.js';
 import { describeOutcome } from './progress.js';
 import { formatPct, formatTable } from './table.js';
 

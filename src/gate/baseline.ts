@@ -4,9 +4,9 @@
  * except the top-level `created` field, which `bench check` ignores.
  */
 import { CtxbenchError } from '../core/errors.js';
-import { probesPassed } from '../metrics/probes.js';
-import { runLabel } from '../runner/naming.js';
-import type { RunResult, RunStatus } from '../runner/types.js';
+import { probesPassed } from '../metrics/probe-verdict.js';
+import { runLabel } from '../core/run-names.js';
+import type { RunResult, RunStatus } from '../core/run-records.js';
 
 export const BASELINE_FORMAT = 1;
 

@@ -12,7 +12,7 @@ import {
   type Message,
 } from '../core/messages.js';
 import { cachedBackend, clearCache, DEFAULT_CACHE_DIR, type CacheOptions } from './cache.js';
-import type { Backend, ChatRequest, ChatResponse } from './types.js';
+import type { Backend, ChatRequest, ChatResponse } from '../core/backend.js';
 
 // Fixtures: a short tool-using conversation, and a fake backend that counts its calls.
 const API_KEY = 'sk-test-SECRET-0123456789abcdef';

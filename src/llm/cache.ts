@@ -19,7 +19,7 @@ import { join, resolve } from 'node:path';
 import { z } from 'zod';
 import { assistantMessage } from '../core/messages.js';
 import { stableJson } from '../core/stable-json.js';
-import type { Backend, ChatRequest, ChatResponse } from './types.js';
+import type { Backend, ChatRequest, ChatResponse } from '../core/backend.js';
 
 /** The cache directory, relative to the current directory, when none is given. */
 export const DEFAULT_CACHE_DIR = '.ctxbench-cache';

@@ -3,7 +3,7 @@ import { extractFacts } from '../core/facts.js';
 import { assistantMessage, systemMessage, userMessage, type Message } from '../core/messages.js';
 import { PER_MESSAGE_TOKENS, createTokenCounter, type TokenCounter } from '../core/tokens.js';
 import { createMockBackend, describeMock, MOCK_DEFAULTS, type MockOptions } from './mock.js';
-import type { ChatRequest, ExpectedAnswer } from './types.js';
+import type { ChatRequest, ExpectedAnswer } from '../core/backend.js';
 
 let counter: TokenCounter;
 beforeAll(async () => {

@@ -13,9 +13,9 @@
 import { extractFacts, seededUnit } from '../core/facts.js';
 import { assistantMessage, strategyOrigin, type Message } from '../core/messages.js';
 import { PER_MESSAGE_TOKENS, type TokenCounter } from '../core/tokens.js';
-import type { Params } from '../runner/types.js';
-import { answerProbeRequest } from './probe-answer.js';
-import type { Backend, ChatRequest, ChatResponse, ExpectedAnswer } from './types.js';
+import type { Params } from '../core/params.js';
+import { answerProbeRequest } from './probe-answerer.js';
+import type { Backend, ChatRequest, ChatResponse, ExpectedAnswer } from '../core/backend.js';
 
 export interface MockOptions {
   /** Share of facts a summary keeps, in [0, 1]. Default 0.8. */

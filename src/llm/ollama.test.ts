@@ -8,7 +8,7 @@ import { startModelServer, type RunningServer, type ServerOptions } from '../ser
 import { createOllamaBackend } from './ollama.js';
 import { suspectTruncation } from './truncation.js';
 import { BackendError, type RetryPolicy } from './retry.js';
-import type { ChatRequest } from './types.js';
+import type { ChatRequest } from '../core/backend.js';
 
 // Fixtures: a fast retry policy, a small context with a tool round, and a long one for truncation.
 const POLICY: RetryPolicy = { attempts: 3, baseDelayMs: 10, maxDelayMs: 200, timeoutMs: 5000 };

@@ -27,8 +27,7 @@ import {
   withRetries,
   type Transport,
 } from './retry.js';
-import type { LiveBackend, ServerInfo } from './providers.js';
-import type { ChatRequest, ChatResponse } from './types.js';
+import type { ChatRequest, ChatResponse, LiveBackend, ServerInfo } from '../core/backend.js';
 
 export const OLLAMA_DEFAULT_HOST = 'http://127.0.0.1:11434';
 

@@ -7,7 +7,7 @@ import { createTokenCounter, type TokenCounter } from '../core/tokens.js';
 import { startModelServer, type RunningServer, type ServerOptions } from '../server/index.js';
 import { createOpenAiBackend } from './openai.js';
 import { BackendError, type RetryPolicy } from './retry.js';
-import type { ChatRequest } from './types.js';
+import type { ChatRequest } from '../core/backend.js';
 
 // Fixtures: a fast retry policy and a small context with parallel tool calls.
 const POLICY: RetryPolicy = { attempts: 3, baseDelayMs: 10, maxDelayMs: 200, timeoutMs: 5000 };

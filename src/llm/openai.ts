@@ -14,7 +14,6 @@ import OpenAI, { APIConnectionError, APIConnectionTimeoutError, APIError } from 
 import type { ChatCompletionCreateParamsBase } from 'openai/resources/chat/completions';
 import { assistantMessage, strategyOrigin, type ToolCall } from '../core/messages.js';
 import { fromOpenAiToolCalls, openAiTools, toOpenAiMessages, toolNamesOf } from './convert.js';
-import type { LiveBackend, ServerInfo } from './providers.js';
 import {
   BackendError,
   connectionFailure,
@@ -28,7 +27,7 @@ import {
   withRetries,
   type Transport,
 } from './retry.js';
-import type { ChatRequest, ChatResponse, Usage } from './types.js';
+import type { ChatRequest, ChatResponse, LiveBackend, ServerInfo, Usage } from '../core/backend.js';
 
 export const OPENAI_DEFAULT_BASE_URL = 'https://api.openai.com/v1';
 

@@ -2,7 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { CtxbenchError } from '../core/errors.js';
 import { userMessage } from '../core/messages.js';
 import { createTokenCounter } from '../core/tokens.js';
-import { createBackend, parseProvider, resolveApiKey, resolveOllamaHost, resolveOpenAiBaseUrl, retryPolicy, type LiveBackend } from './providers.js';
+import { createBackend, parseProvider, resolveApiKey, resolveOllamaHost, resolveOpenAiBaseUrl, retryPolicy } from './providers.js';
+import type { LiveBackend } from '../core/backend.js';
 import type { BackendError } from './retry.js';
 
 // Fixtures: a key that must never show, and a fetch that answers 401 echoing it like a careless server.

@@ -11,42 +11,17 @@
  */
 import { CtxbenchError } from '../core/errors.js';
 import type { TokenCounter } from '../core/tokens.js';
-import type { Params } from '../runner/types.js';
 import { createMockBackend, type MockOptions } from './mock.js';
 import { createOllamaBackend, OLLAMA_DEFAULT_HOST } from './ollama.js';
 import { createOpenAiBackend, OPENAI_DEFAULT_BASE_URL } from './openai.js';
 import { RETRY_DEFAULTS, type RetryHooks, type RetryPolicy } from './retry.js';
-import type { Backend } from './types.js';
+import type { ConfiguredBackend, LiveBackend } from '../core/backend.js';
 
 export type ProviderSpec =
   | { readonly provider: 'mock' }
   | { readonly provider: 'ollama' | 'openai'; readonly model: string };
 
 export const PROVIDER_FORMS = 'mock, ollama:chat:<model> (e.g. ollama:chat:qwen2.5-coder:7b) or openai:chat:<model>';
-
-/** A backend and the settings that shape its answers (stored with each run as backendOptions). */
-export interface ConfiguredBackend extends Backend {
-  readonly options: Params;
-}
-
-/** A backend that talks to a server. */
-export interface LiveBackend extends ConfiguredBackend {
-  /** The server's URL as printed in messages and stored (no credentials). */
-  readonly url: string;
-  readonly model: string;
-  /**
-   * One cheap request, no retries, before a run: throws the BackendError a run would end with when
-   * the server is down or (Ollama) lacks the model, so the CLI can stop with one line at the start.
-   */
-  preflight(): Promise<ServerInfo>;
-}
-
-export interface ServerInfo {
-  /** The model's trained context length (Ollama's /api/show), when the server says. */
-  readonly contextLength?: number | undefined;
-  /** Whether GET /models lists the model (OpenAI-compatible servers); undefined when it cannot say. */
-  readonly modelListed?: boolean | undefined;
-}
 
 /** Parses a provider string; an unknown one fails with the forms that are known. */
 export function parseProvider(text: string): ProviderSpec {

@@ -15,7 +15,7 @@ import {
   withRetries,
   type RetryPolicy,
 } from './retry.js';
-import type { ChatRequest } from './types.js';
+import type { ChatRequest } from '../core/backend.js';
 
 // Fixtures: a fast policy, a sleep that records instead of waiting, and a scripted fetch.
 const POLICY: RetryPolicy = { attempts: 4, baseDelayMs: 100, maxDelayMs: 1000, timeoutMs: 5000 };

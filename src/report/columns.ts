@@ -3,7 +3,8 @@
  * between its runs: one matrix column, one chart series, one Pareto point) and into scenario groups.
  */
 import { basename, dirname } from 'node:path';
-import type { Params, RunResult } from '../runner/types.js';
+import type { RunResult } from '../core/run-records.js';
+import type { Params } from '../core/params.js';
 import { distinct, fmtInt } from './format.js';
 
 /**

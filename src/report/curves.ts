@@ -3,7 +3,7 @@
  * aligned on step numbers, with the window and thresholds as lines and what the strategies did as
  * markers. Pure data for the page script, which draws it with uPlot.
  */
-import type { EventKind, EventRecord, RunResult, StepRecord } from '../runner/types.js';
+import type { EventKind, EventRecord, RunResult, StepRecord } from '../core/run-records.js';
 import type { Column } from './columns.js';
 import { distinct, fmtInt, fmtPct } from './format.js';
 

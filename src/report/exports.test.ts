@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { metricsByKey } from '../gate/baseline.js';
-import type { RunResult } from '../runner/types.js';
+import type { RunResult } from '../core/run-records.js';
 import { INJECTION, sampleRuns } from '../../test/helpers/report-fixtures.js';
 import { reportCsv, reportJson, reportMarkdown } from './exports.js';
 import { outputFormat, renderOutput } from './outputs.js';

@@ -4,8 +4,8 @@
  */
 import { metricsByKey, runMetrics } from '../gate/baseline.js';
 import { formatMarkdown } from '../gate/output.js';
-import { probesPassed } from '../metrics/probes.js';
-import type { RunResult } from '../runner/types.js';
+import { probesPassed } from '../metrics/probe-verdict.js';
+import type { RunResult } from '../core/run-records.js';
 import { columnsOf, runsByColumn, scenarioGroupOf } from './columns.js';
 import { plain, sum } from './format.js';
 import { runSuccess, SUCCESS_DEFINITION } from './pareto.js';

@@ -2,7 +2,7 @@
  * Number and text formatting shared by the report's parts, so a value reads the same in the header,
  * the tables, the exports and the charts' JSON.
  */
-import type { RunResult, RunStatus } from '../runner/types.js';
+import type { RunResult, RunStatus } from '../core/run-records.js';
 
 const int = new Intl.NumberFormat('en-US', { maximumFractionDigits: 0 });
 export const fmtInt = (n: number): string => int.format(n);

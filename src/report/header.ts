@@ -4,7 +4,8 @@
  */
 import { describeMock } from '../llm/mock.js';
 import { priceFor } from '../metrics/cost.js';
-import type { BatchInfo, ParamValue, Params, RunResult } from '../runner/types.js';
+import type { BatchInfo, RunResult } from '../core/run-records.js';
+import type { ParamValue, Params } from '../core/params.js';
 import { strategyName } from './columns.js';
 import { distinct, fmtInt, sum, usd } from './format.js';
 

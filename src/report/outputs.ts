@@ -3,7 +3,7 @@
  */
 import { extname } from 'node:path';
 import { CtxbenchError } from '../core/errors.js';
-import type { RunResult } from '../runner/types.js';
+import type { RunResult } from '../core/run-records.js';
 import { reportCsv, reportJson, reportMarkdown } from './exports.js';
 import { renderReport } from './render.js';
 import type { ReportMeta } from './view.js';

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import type { RunResult, RunStatus } from '../runner/types.js';
+import type { RunResult, RunStatus } from '../core/run-records.js';
 import { sampleRuns } from '../../test/helpers/report-fixtures.js';
 import type { Column } from './columns.js';
 import { paretoOf, runSuccess, WITHIN } from './pareto.js';

@@ -2,8 +2,8 @@
  * Cost against success for every run configuration, the Pareto front (no other configuration is both
  * cheaper and more successful), and the recommended default with the rule that picked it.
  */
-import { probesPassed } from '../metrics/probes.js';
-import type { RunResult } from '../runner/types.js';
+import { probesPassed } from '../metrics/probe-verdict.js';
+import type { RunResult } from '../core/run-records.js';
 import type { Column } from './columns.js';
 import { distinct, dollars, fmtInt, fmtPct, sum } from './format.js';
 

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { metricsByKey } from '../gate/baseline.js';
-import type { RunResult } from '../runner/types.js';
+import type { RunResult } from '../core/run-records.js';
 import { HOSTILE_TITLE, INJECTION, SUMMARY_TEXT, WINDOW, sampleRuns } from '../../test/helpers/report-fixtures.js';
 import type { ChartData, StrategySeries } from './curves.js';
 import { jsonForScript, renderReport, writeReport } from './render.js';

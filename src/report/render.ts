@@ -11,7 +11,7 @@ import { fileURLToPath } from 'node:url';
 import Handlebars from 'handlebars';
 import { CtxbenchError } from '../core/errors.js';
 import { shortReason } from '../store/errors.js';
-import type { RunResult } from '../runner/types.js';
+import type { RunResult } from '../core/run-records.js';
 import { buildView, type ReportMeta } from './view.js';
 
 export type { ReportMeta } from './view.js';

@@ -2,8 +2,8 @@
  * The summary: one row per run configuration, one column per metric (completion, what the task
  * kept, cost, context), each cell with the number it sorts by and the best of a column marked.
  */
-import { probesPassed } from '../metrics/probes.js';
-import type { RunResult, RunStatus } from '../runner/types.js';
+import { probesPassed } from '../metrics/probe-verdict.js';
+import type { RunResult, RunStatus } from '../core/run-records.js';
 import type { Column } from './columns.js';
 import { STATUS_TEXT, distinct, dollars, fmtInt, fmtPct, peakFraction, roundPct, shy, sum } from './format.js';
 

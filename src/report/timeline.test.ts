@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { EventRecord } from '../runner/types.js';
+import type { EventRecord } from '../core/run-records.js';
 import { sampleRuns } from '../../test/helpers/report-fixtures.js';
 import { timelineEvents, timelineOf } from './timeline.js';
 

@@ -4,7 +4,7 @@
  * each probe came out. Compact JSON for the page script, which renders the run a reader opens; the
  * token curves' hover reads sessions and events from it too, so nothing is embedded twice.
  */
-import type { EventRecord, RunResult } from '../runner/types.js';
+import type { EventRecord, RunResult } from '../core/run-records.js';
 import type { Column } from './columns.js';
 import { fmtInt, statusText, truncate } from './format.js';
 

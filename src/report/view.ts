@@ -4,7 +4,7 @@
  * points, run timelines). Pure, so it is tested without a template or DOM.
  */
 import { metricsByKey } from '../gate/baseline.js';
-import type { BatchInfo, RunResult } from '../runner/types.js';
+import type { BatchInfo, RunResult } from '../core/run-records.js';
 import { baselineDiff, type BaselineDiff, type BaselineSource } from './baseline-diff.js';
 import { columnsOf, runsByColumn, scenarioGroupOf, type Column } from './columns.js';
 import { chartOf, type ChartData } from './curves.js';

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { parseScenario } from '../scenarios/scenario.js';
 import { select } from '../strategies/index.js';
-import { defaultParams } from '../strategies/params.js';
+import { defaultParams } from '../core/params.js';
 import { sweScenarioMessages } from '../../test/helpers/history.js';
 import { matrixFingerprint, sharedBatchId, type MatrixDefinition } from './fingerprint.js';
 

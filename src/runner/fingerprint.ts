@@ -8,8 +8,8 @@ import { createHash } from 'node:crypto';
 import { stableJson } from '../core/stable-json.js';
 import type { LoadedScenario } from '../scenarios/load.js';
 import { entryLabel } from './jobs.js';
-import type { MatrixEntry } from './matrix.js';
-import type { ParamValue, Params } from './types.js';
+import type { MatrixEntry } from './matrix-entry.js';
+import type { ParamValue, Params } from '../core/params.js';
 
 export interface MatrixDefinition {
   readonly scenarios: readonly LoadedScenario[];

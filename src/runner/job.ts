@@ -4,12 +4,13 @@
  * run's result cannot depend on where it ran.
  */
 import type { TokenCounter } from '../core/tokens.js';
-import type { Backend } from '../llm/types.js';
+import type { Backend } from '../core/backend.js';
 import { scaledCounter } from '../metrics/calibration.js';
 import type { LoadedScenario } from '../scenarios/load.js';
-import type { MatrixEntry } from './matrix.js';
+import type { MatrixEntry } from './matrix-entry.js';
 import { replayScenario } from './replay.js';
-import type { Params, RunResult } from './types.js';
+import type { RunResult } from '../core/run-records.js';
+import type { Params } from '../core/params.js';
 
 /** Plain data (it crosses to worker threads): indexes into the matrix's scenarios and entries. */
 export interface PlannedJob {

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { CtxbenchError } from '../core/errors.js';
 import { parseScenario } from '../scenarios/scenario.js';
 import { select } from '../strategies/index.js';
-import { defaultParams } from '../strategies/params.js';
+import { defaultParams } from '../core/params.js';
 import { sweScenarioMessages } from '../../test/helpers/history.js';
 import { matrixJobs } from './jobs.js';
 

@@ -5,8 +5,9 @@
  */
 import { scenarioInvalid } from '../core/errors.js';
 import type { LoadedScenario } from '../scenarios/load.js';
-import { matrixSteps, type MatrixEntry } from './matrix.js';
-import { runLabel } from './naming.js';
+import { matrixSteps } from './matrix.js';
+import type { MatrixEntry } from './matrix-entry.js';
+import { runLabel } from '../core/run-names.js';
 
 export interface MatrixJob {
   readonly key: string;

@@ -5,10 +5,10 @@ import { createTokenCounter, type TokenCounter } from '../core/tokens.js';
 import { createMockBackend } from '../llm/mock.js';
 import type { LoadedScenario } from '../scenarios/load.js';
 import { select } from '../strategies/index.js';
-import { defaultParams } from '../strategies/params.js';
+import { defaultParams } from '../core/params.js';
 import { scenarioOf, sweScenarioMessages } from '../../test/helpers/history.js';
 import { runMatrix, type Execution, type MatrixOptions } from './matrix.js';
-import type { RunResult } from './types.js';
+import type { RunResult } from '../core/run-records.js';
 
 /** What a run decided, without its timestamps. */
 const outcome = (r: RunResult) => ({ id: r.runId, config: r.config, summary: r.summary, steps: r.steps, events: r.events, probes: r.probes });

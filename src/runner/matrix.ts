@@ -7,23 +7,15 @@
 import { resolveModel } from '../core/models.js';
 import type { TokenCounter } from '../core/tokens.js';
 import type { MockOptions } from '../llm/mock.js';
-import type { Backend } from '../llm/types.js';
+import type { Backend } from '../core/backend.js';
 import { calibrationKey } from '../metrics/calibration.js';
 import type { LoadedScenario } from '../scenarios/load.js';
 import type { Scenario } from '../scenarios/scenario.js';
-import type { StrategyDefinition } from '../strategies/types.js';
 import { countersByFactor, runJob, tokenizeAhead, type JobEnv, type PlannedJob } from './job.js';
-import type { Params, RunResult } from './types.js';
+import type { MatrixEntry } from './matrix-entry.js';
+import type { RunResult } from '../core/run-records.js';
+import type { Params } from '../core/params.js';
 import { runOnWorkers } from './worker-pool.js';
-
-export interface MatrixEntry {
-  readonly strategy: StrategyDefinition;
-  /** Set when the entry is a preset of `strategy`: runs are stored under this name. */
-  readonly preset?: string | undefined;
-  readonly params: Params;
-  /** A sweep's setting of the swept parameters ("softThreshold=0.6,carryoverTurns=3"), when one. */
-  readonly variant?: string | undefined;
-}
 
 export interface MatrixOptions {
   readonly scenarios: readonly LoadedScenario[];

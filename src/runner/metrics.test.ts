@@ -9,11 +9,11 @@ import { scaledCounter } from '../metrics/calibration.js';
 import { parseScenario, type Scenario } from '../scenarios/scenario.js';
 import type { ScenarioFileMessage } from '../scenarios/schema.js';
 import { masking } from '../strategies/masking.js';
-import { defaultParams } from '../strategies/params.js';
+import { defaultParams, type Params } from '../core/params.js';
 import { raw } from '../strategies/raw.js';
-import type { StrategyDefinition } from '../strategies/types.js';
+import type { StrategyDefinition } from '../core/strategy.js';
 import { replayScenario, type ReplayOptions } from './replay.js';
-import type { Params } from './types.js';
+
 
 let o200k: TokenCounter;
 beforeAll(async () => {

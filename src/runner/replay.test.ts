@@ -3,14 +3,14 @@ import type { Message } from '../core/messages.js';
 import { checkOrder, checkPairing } from '../core/pairing.js';
 import { createTokenCounter, type TokenCounter } from '../core/tokens.js';
 import { createMockBackend } from '../llm/mock.js';
-import type { Backend } from '../llm/types.js';
+import type { Backend } from '../core/backend.js';
 import { masking } from '../strategies/masking.js';
-import { defaultParams } from '../strategies/params.js';
+import { defaultParams, type Params } from '../core/params.js';
 import { raw } from '../strategies/raw.js';
-import type { StrategyDefinition } from '../strategies/types.js';
+import type { StrategyDefinition } from '../core/strategy.js';
 import { scenarioOf, sweScenarioMessages } from '../../test/helpers/history.js';
 import { replayScenario } from './replay.js';
-import type { Params } from './types.js';
+
 
 let counter: TokenCounter;
 beforeAll(async () => {

@@ -10,25 +10,26 @@
 import type { Message } from '../core/messages.js';
 import { createPairingGuard, describeViolations } from '../core/pairing.js';
 import { PER_MESSAGE_TOKENS, type TokenCounter } from '../core/tokens.js';
-import type { Backend, ChatResponse, Usage } from '../llm/types.js';
+import type { Backend, ChatResponse, Usage } from '../core/backend.js';
 import { prelude, turns, type Scenario } from '../scenarios/scenario.js';
-import { createOffloadStore } from '../strategies/offload-store.js';
+import { createOffloadStore } from '../core/offload-store.js';
 import {
   AuxiliaryCallError,
   type AuxiliaryLlm,
   type LastRequest,
   type StrategyDefinition,
   type StrategyEvent,
-} from '../strategies/types.js';
+} from '../core/strategy.js';
 import { suspectTruncation } from '../llm/truncation.js';
 import { costUsd, priceFor } from '../metrics/cost.js';
-import { PROBE_MAX_OUTPUT_TOKENS, PROBE_PURPOSE, probeRequest, replyHolds } from '../metrics/probe-question.js';
-import { judgeProbe } from '../metrics/probes.js';
+import { PROBE_MAX_OUTPUT_TOKENS, PROBE_PURPOSE, probeRequest, replyHolds } from '../core/probe-question.js';
+import { judgeProbe } from '../metrics/probe-verdict.js';
 import { sharedPrefixTokens } from '../metrics/prompt-cache.js';
 import { presentInContext, referenceTargets } from '../metrics/reference-recall.js';
-import { runId, runLabel } from './naming.js';
+import { runId, runLabel } from '../core/run-names.js';
 import { compareUsage } from './usage-comparison.js';
-import type { EventRecord, Params, ProbeRecord, RunConfig, RunResult, RunStatus, StepRecord } from './types.js';
+import type { EventRecord, ProbeRecord, RunConfig, RunResult, RunStatus, StepRecord } from '../core/run-records.js';
+import type { Params } from '../core/params.js';
 
 export interface ReplayOptions {
   readonly scenario: Scenario;

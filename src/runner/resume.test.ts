@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { planBatch } from './resume.js';
-import type { RunStatus } from './types.js';
+import type { RunStatus } from '../core/run-records.js';
 
 const STATUSES: RunStatus[] = ['completed', 'overflow', 'invalid_context', 'stopped', 'error'];
 const jobs = ['b/raw/s1', 'b/raw/s2', 'b/masking/s1', 'b/masking/s2'].map((runId) => ({ runId }));

@@ -3,7 +3,7 @@
  * shards writing one batch): keep the finished runs, redo the ones a backend failure ended, run the
  * rest. Pure: the caller reads the batch and deletes the runs to redo.
  */
-import type { RunStatus } from './types.js';
+import type { RunStatus } from '../core/run-records.js';
 
 export interface BatchPlan<J> {
   /** Jobs with no run in the batch yet, and jobs whose run is redone. */

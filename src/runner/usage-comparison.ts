@@ -1,4 +1,4 @@
-import type { StepRecord, UsageComparison } from './types.js';
+import type { StepRecord, UsageComparison } from '../core/run-records.js';
 
 /**
  * Compares the prompt tokens a replay counted with the provider usage the scenario recorded, over the

@@ -10,7 +10,7 @@ import { CtxbenchError } from '../core/errors.js';
 import type { LoadedScenario } from '../scenarios/load.js';
 import type { PlannedJob } from './job.js';
 import { createScheduler } from './schedule.js';
-import type { RunResult } from './types.js';
+import type { RunResult } from '../core/run-records.js';
 import type { JobMessage, WorkerMessage, WorkerSetup } from './worker-protocol.js';
 
 export interface WorkerPoolOptions {

@@ -6,7 +6,8 @@ import type { Encoding } from '../core/tokens.js';
 import type { MockOptions } from '../llm/mock.js';
 import type { LoadedScenario } from '../scenarios/load.js';
 import type { PlannedJob } from './job.js';
-import type { Params, RunResult } from './types.js';
+import type { RunResult } from '../core/run-records.js';
+import type { Params } from '../core/params.js';
 
 /** A worker's `workerData`: what it needs to build its own counter, mock and strategies. */
 export interface WorkerSetup {

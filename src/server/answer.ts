@@ -5,8 +5,8 @@
 import type { Message } from '../core/messages.js';
 import type { TokenCounter } from '../core/tokens.js';
 import { MOCK_DEFAULTS, writeSummary } from '../llm/mock.js';
-import { answerProbeRequest } from '../llm/probe-answer.js';
-import type { ExpectedAnswer } from '../llm/types.js';
+import { answerProbeRequest } from '../llm/probe-answerer.js';
+import type { ExpectedAnswer } from '../core/backend.js';
 import type { Truncation } from './types.js';
 
 /** An agent step's answer: the replay appends the recorded turn whatever the model says. */

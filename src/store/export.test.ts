@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { RunResult } from '../runner/types.js';
+import type { RunResult } from '../core/run-records.js';
 import { mockRuns } from '../../test/helpers/mock-runs.js';
 import { exportParquet } from './export.js';
 import { ResultStore } from './result-store.js';

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CtxbenchError } from '../core/errors.js';
-import type { RunResult } from '../runner/types.js';
+import type { RunResult } from '../core/run-records.js';
 import { mockRuns } from '../../test/helpers/mock-runs.js';
 import { mergeDatabases } from './merge.js';
 import type { CalibrationRow } from './records.js';

@@ -3,7 +3,7 @@
  * the batches they came from, or one line saying why there is nothing to read.
  */
 import { CtxbenchError } from '../core/errors.js';
-import type { BatchInfo, RunResult } from '../runner/types.js';
+import type { BatchInfo, RunResult } from '../core/run-records.js';
 import { ResultStore } from './result-store.js';
 
 export interface StoredRuns {

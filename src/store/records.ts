@@ -3,18 +3,8 @@
  * undefined; nothing else is lost, so a stored run reads back equal to the one that was saved.
  */
 import type { Encoding } from '../core/tokens.js';
-import type {
-  BatchInfo,
-  EventKind,
-  EventRecord,
-  Params,
-  ProbeOutcome,
-  ProbeRecord,
-  RunResult,
-  RunStatus,
-  StepRecord,
-  Threshold,
-} from '../runner/types.js';
+import type { BatchInfo, EventKind, EventRecord, ProbeOutcome, ProbeRecord, RunResult, RunStatus, StepRecord, Threshold } from '../core/run-records.js';
+import type { Params } from '../core/params.js';
 import type { BATCHES, CALIBRATION, EVENTS, PROBES, Row, RUNS, STEPS } from './schema.js';
 
 export type BatchRow = Row<typeof BATCHES>;

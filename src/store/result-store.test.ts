@@ -7,7 +7,7 @@ import { pathToFileURL } from 'node:url';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { CtxbenchError } from '../core/errors.js';
-import type { BatchInfo, RunResult } from '../runner/types.js';
+import type { BatchInfo, RunResult } from '../core/run-records.js';
 import { ResultStore } from './result-store.js';
 import { SCHEMA_VERSION } from './schema.js';
 

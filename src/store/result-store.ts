@@ -7,7 +7,7 @@ import { mkdir } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import { LIST, VARCHAR, listValue, type DuckDBConnection, type DuckDBValue } from '@duckdb/node-api';
 import { CtxbenchError } from '../core/errors.js';
-import type { BatchInfo, RunResult, RunStatus } from '../runner/types.js';
+import type { BatchInfo, RunResult, RunStatus } from '../core/run-records.js';
 import { openError, shortReason } from './errors.js';
 import { acquireInstance, releaseInstance } from './instances.js';
 import { batchFromRow, batchRow, eventRows, probeRows, runFromRows, runRow, stepRows, type CalibrationRow } from './records.js';

@@ -3,9 +3,9 @@ import { assistantMessage, type Message } from '../core/messages.js';
 import { checkOrder, checkPairing } from '../core/pairing.js';
 import { createTokenCounter, type TokenCounter } from '../core/tokens.js';
 import { createMockBackend, type MockOptions } from '../llm/mock.js';
-import type { Backend, Usage } from '../llm/types.js';
+import type { Backend, Usage } from '../core/backend.js';
 import { replayScenario } from '../runner/replay.js';
-import type { Params } from '../runner/types.js';
+
 import { loadScenario } from '../scenarios/load.js';
 import type { Scenario } from '../scenarios/scenario.js';
 import type { ScenarioFileMessage } from '../scenarios/schema.js';
@@ -18,8 +18,8 @@ import {
   extractCheckpoint,
   pressureRatio,
 } from './checkpoint-restart.js';
-import { parseAssignment, resolveParams } from './params.js';
-import { AuxiliaryCallError, type AuxiliaryLlm, type AuxiliaryRequest, type StrategyInput, type StrategyRun } from './types.js';
+import { type Params, parseAssignment, resolveParams } from '../core/params.js';
+import { AuxiliaryCallError, type AuxiliaryLlm, type AuxiliaryRequest, type StrategyInput, type StrategyRun } from '../core/strategy.js';
 import { round, scenarioOf, sweScenarioMessages, sys, user } from '../../test/helpers/history.js';
 import { strategyInput } from '../../test/helpers/strategy-input.js';
 

@@ -28,9 +28,9 @@
  *   resume tracking silently: here tracking stays off for the session, as the seed's text says.
  */
 import { hasToolCalls, strategyOrigin, userMessage, type Message, type UserMessage } from '../core/messages.js';
-import type { Usage } from '../llm/types.js';
-import type { Params } from '../runner/types.js';
-import { measurePressure } from './pressure.js';
+import type { Usage } from '../core/backend.js';
+import type { Params } from '../core/params.js';
+import { measurePressure } from './parts/pressure.js';
 import {
   AuxiliaryCallError,
   type RequestPlan,
@@ -38,7 +38,7 @@ import {
   type StrategyDefinition,
   type StrategyEvent,
   type StrategyInput,
-} from './types.js';
+} from '../core/strategy.js';
 
 const NAME = 'checkpoint-restart';
 

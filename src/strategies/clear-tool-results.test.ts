@@ -2,14 +2,14 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { assistantMessage, type AssistantMessage, type Message, type ToolMessage } from '../core/messages.js';
 import { checkOrder, checkPairing } from '../core/pairing.js';
 import { createTokenCounter, type TokenCounter } from '../core/tokens.js';
-import type { Params } from '../runner/types.js';
+
 import { loadScenario } from '../scenarios/load.js';
 import type { Scenario } from '../scenarios/scenario.js';
 import { CLEARED_PLACEHOLDER, clearToolResults, clearToolResultsStrategy, lineCount, linesOmitted, toolNames } from './clear-tool-results.js';
 import { select } from './index.js';
-import { defaultParams, describeRange, parseAssignment, resolveParams } from './params.js';
+import { defaultParams, describeRange, type Params, parseAssignment, resolveParams } from '../core/params.js';
 import { PRESETS } from './presets.js';
-import type { StrategyInput, StrategyRun } from './types.js';
+import type { StrategyInput, StrategyRun } from '../core/strategy.js';
 import { parallel, round, scenarioOf, sweScenarioMessages, sys, user } from '../../test/helpers/history.js';
 import { recordedReplay } from '../../test/helpers/replay.js';
 import { strategyInput } from '../../test/helpers/strategy-input.js';

@@ -17,10 +17,10 @@
  */
 import { strategyOrigin, withContent, type Message } from '../core/messages.js';
 import type { TokenCounter } from '../core/tokens.js';
-import type { Params } from '../runner/types.js';
-import { withToolArguments } from './message-edits.js';
-import { measurePressure } from './pressure.js';
-import type { StrategyDefinition, StrategyEvent } from './types.js';
+import type { Params } from '../core/params.js';
+import { withToolArguments } from './parts/message-edits.js';
+import { measurePressure } from './parts/pressure.js';
+import type { StrategyDefinition, StrategyEvent } from '../core/strategy.js';
 
 const NAME = 'clear-tool-results';
 

@@ -4,8 +4,8 @@ import { resolveModel, SMALLEST_KNOWN_WINDOW } from '../core/models.js';
 import { checkOrder, checkPairing } from '../core/pairing.js';
 import { createTokenCounter, type TokenCounter } from '../core/tokens.js';
 import type { MockOptions } from '../llm/mock.js';
-import type { Usage } from '../llm/types.js';
-import type { EventRecord, RunResult } from '../runner/types.js';
+import type { Usage } from '../core/backend.js';
+import type { EventRecord, RunResult } from '../core/run-records.js';
 import { loadScenario } from '../scenarios/load.js';
 import type { Scenario } from '../scenarios/scenario.js';
 import {
@@ -21,8 +21,8 @@ import {
   type ConversationState,
   type MachineSettings,
 } from './continuation.js';
-import { parseAssignment, resolveParams } from './params.js';
-import { AuxiliaryCallError, type ResponseInput } from './types.js';
+import { parseAssignment, resolveParams } from '../core/params.js';
+import { AuxiliaryCallError, type ResponseInput } from '../core/strategy.js';
 import { round, scenarioOf, sweScenarioMessages, sys, user } from '../../test/helpers/history.js';
 import { recordedReplay } from '../../test/helpers/replay.js';
 import { recordingLlm, strategyInput } from '../../test/helpers/strategy-input.js';

@@ -19,8 +19,8 @@
  */
 import { assistantMessage, strategyOrigin, userMessage, type AssistantMessage, type Message, type ToolCall } from '../core/messages.js';
 import { PER_MESSAGE_TOKENS } from '../core/tokens.js';
-import type { Params } from '../runner/types.js';
-import { checkBelow } from './params.js';
+
+import { checkBelow, type Params } from '../core/params.js';
 import {
   AuxiliaryCallError,
   type RequestPlan,
@@ -29,7 +29,7 @@ import {
   type StrategyDefinition,
   type StrategyEvent,
   type StrategyInput,
-} from './types.js';
+} from '../core/strategy.js';
 
 const NAME = 'continuation';
 

@@ -3,13 +3,13 @@ import { assistantMessage, strategyOrigin, type Message, type ToolMessage } from
 import { checkOrder, checkPairing } from '../core/pairing.js';
 import { createTokenCounter, type TokenCounter } from '../core/tokens.js';
 import type { MockOptions } from '../llm/mock.js';
-import type { Params } from '../runner/types.js';
+
 import { loadScenario } from '../scenarios/load.js';
 import type { Scenario } from '../scenarios/scenario.js';
 import { linesOmitted } from './clear-tool-results.js';
 import { CALL_TO_ACTION, hybrid, layout, SUMMARY_SECTIONS, SUMMARY_TEMPLATE, summaryRequest, turnsToSummarize, type HybridParams } from './hybrid.js';
-import { parseAssignment, resolveParams } from './params.js';
-import { AuxiliaryCallError, type StrategyInput, type StrategyRun } from './types.js';
+import { type Params, parseAssignment, resolveParams } from '../core/params.js';
+import { AuxiliaryCallError, type StrategyInput, type StrategyRun } from '../core/strategy.js';
 import { parallel, round, say, scenarioOf, sweScenarioMessages, sys, user } from '../../test/helpers/history.js';
 import { recordedReplay } from '../../test/helpers/replay.js';
 import { recordingLlm, strategyInput } from '../../test/helpers/strategy-input.js';

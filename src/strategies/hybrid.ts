@@ -28,10 +28,10 @@
  * trigger above; results of the latest assistant turn are never masked.
  */
 import { strategyOrigin, userMessage, assistantMessage, type Message } from '../core/messages.js';
-import type { Params } from '../runner/types.js';
+import type { Params } from '../core/params.js';
 import { clearToolResults } from './clear-tool-results.js';
-import { measurePressure } from './pressure.js';
-import { AuxiliaryCallError, type RequestPlan, type StrategyDefinition, type StrategyInput } from './types.js';
+import { measurePressure } from './parts/pressure.js';
+import { AuxiliaryCallError, type RequestPlan, type StrategyDefinition, type StrategyInput } from '../core/strategy.js';
 
 const NAME = 'hybrid';
 

@@ -13,7 +13,7 @@ import { summarization } from './summarization.js';
 import { PRESETS, type Preset } from './presets.js';
 import { progressiveRemoval } from './progressive-removal.js';
 import { raw } from './raw.js';
-import type { StrategyDefinition } from './types.js';
+import type { StrategyDefinition } from '../core/strategy.js';
 import { windowStrategy } from './window.js';
 
 export const STRATEGIES: Readonly<Record<string, StrategyDefinition>> = { raw, masking, 'checkpoint-restart': checkpointRestart, continuation, window: windowStrategy, 'clear-tool-results': clearToolResultsStrategy, hybrid, 'progressive-removal': progressiveRemoval, offload, summarization };

@@ -12,13 +12,13 @@
  * tokens PLUS what was appended since (`measure=projected`; `last-prompt` is the seed read literally),
  * and the results of the latest assistant turn are never masked, since the model has not seen them.
  */
-import { cycles, rounds, type Span } from '../core/boundaries.js';
+import { cycles, rounds, type Span } from '../core/cut-points.js';
 import { strategyOrigin, systemMessage, withContent, type Message } from '../core/messages.js';
-import type { Params } from '../runner/types.js';
-import { checkBelow } from './params.js';
-import { answeredCall, placeholder } from './placeholders.js';
-import { measurePressure, type PressureMeasure } from './pressure.js';
-import type { RequestPlan, StrategyDefinition, StrategyEvent, StrategyInput } from './types.js';
+
+import { checkBelow, type Params } from '../core/params.js';
+import { answeredCall, placeholder } from './parts/placeholders.js';
+import { measurePressure, type PressureMeasure } from './parts/pressure.js';
+import type { RequestPlan, StrategyDefinition, StrategyEvent, StrategyInput } from '../core/strategy.js';
 
 const NAME = 'masking';
 

@@ -7,10 +7,10 @@ import { parallel, round, sys, user, scenarioOf, sweScenarioMessages } from '../
 import { recordedReplay } from '../../test/helpers/replay.js';
 import { strategyInput } from '../../test/helpers/strategy-input.js';
 import { offload } from './offload.js';
-import { largeOutputPointer, RECOVERY_PROMPT } from './offload-tiers.js';
-import { createOffloadStore, type OffloadStore } from './offload-store.js';
-import { parseAssignment, resolveParams } from './params.js';
-import type { StrategyInput } from './types.js';
+import { largeOutputPointer, RECOVERY_PROMPT } from './parts/offload-tiers.js';
+import { createOffloadStore, type OffloadStore } from '../core/offload-store.js';
+import { parseAssignment, resolveParams } from '../core/params.js';
+import type { StrategyInput } from '../core/strategy.js';
 
 let counter: TokenCounter;
 beforeAll(async () => {

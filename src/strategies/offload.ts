@@ -9,9 +9,9 @@
  * last resort here (that is `summarization`, tier 3), so a context that the reversible tiers cannot
  * bring under the window overflows, as the seed's tiers 1-2 alone would.
  */
-import type { Params } from '../runner/types.js';
-import { applyOffloadTiers, OFFLOAD_PARAMS, offloadSettings } from './offload-tiers.js';
-import type { StrategyDefinition } from './types.js';
+import type { Params } from '../core/params.js';
+import { applyOffloadTiers, OFFLOAD_PARAMS, offloadSettings } from './parts/offload-tiers.js';
+import type { StrategyDefinition } from '../core/strategy.js';
 
 const NAME = 'offload';
 

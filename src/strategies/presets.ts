@@ -3,7 +3,7 @@
  * user can reproduce what they run in production. `--preset NAME` selects one; `--param` still
  * overrides its values.
  */
-import type { ParamValue } from '../runner/types.js';
+import type { ParamValue } from '../core/params.js';
 
 export interface Preset {
   readonly name: string;

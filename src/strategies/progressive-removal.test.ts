@@ -3,10 +3,10 @@ import { assistantMessage, type AssistantMessage, type Message } from '../core/m
 import { checkOrder, checkPairing } from '../core/pairing.js';
 import { createTokenCounter, type TokenCounter } from '../core/tokens.js';
 import type { MockOptions } from '../llm/mock.js';
-import type { Params } from '../runner/types.js';
+
 import { loadScenario } from '../scenarios/load.js';
 import type { Scenario } from '../scenarios/scenario.js';
-import { parseAssignment, resolveParams } from './params.js';
+import { type Params, parseAssignment, resolveParams } from '../core/params.js';
 import {
   COMPACTION_PROMPT_TEMPLATE,
   SUMMARY_SECTIONS,
@@ -24,7 +24,7 @@ import {
   removeRounds,
   stripAnalysis,
 } from './progressive-removal.js';
-import type { AuxiliaryLlm, AuxiliaryRequest, ResponseInput, StrategyInput, StrategyRun } from './types.js';
+import type { AuxiliaryLlm, AuxiliaryRequest, ResponseInput, StrategyInput, StrategyRun } from '../core/strategy.js';
 import { parallel, round, say, scenarioOf, sweScenarioMessages, sys, user } from '../../test/helpers/history.js';
 import { recordedReplay } from '../../test/helpers/replay.js';
 import { strategyInput } from '../../test/helpers/strategy-input.js';

@@ -34,18 +34,18 @@
  * - The agent's scratchpad and the compacted history are kept apart, so a later `SCRATCHPAD:` signal
  *   (recorded, so it never saw our summaries) does not erase the compacted history.
  */
-import { rounds, type Span } from '../core/boundaries.js';
+import { rounds, type Span } from '../core/cut-points.js';
 import { assistantMessage, droppedIds, hasToolCalls, strategyOrigin, userMessage, type AssistantMessage, type Message } from '../core/messages.js';
 import type { TokenCounter } from '../core/tokens.js';
-import type { Params } from '../runner/types.js';
-import { checkBelow } from './params.js';
+
+import { checkBelow, type Params } from '../core/params.js';
 import {
   AuxiliaryCallError,
   type RequestPlan,
   type StrategyDefinition,
   type StrategyEvent,
   type StrategyInput,
-} from './types.js';
+} from '../core/strategy.js';
 
 const NAME = 'progressive-removal';
 

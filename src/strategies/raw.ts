@@ -1,4 +1,4 @@
-import type { StrategyDefinition } from './types.js';
+import type { StrategyDefinition } from '../core/strategy.js';
 
 /** Baseline: sends the whole history every time, and overflows once it no longer fits the window. */
 export const raw: StrategyDefinition = {

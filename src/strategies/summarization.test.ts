@@ -3,18 +3,18 @@ import { checkOrder, checkPairing } from '../core/pairing.js';
 import type { Message } from '../core/messages.js';
 import { createTokenCounter, type TokenCounter } from '../core/tokens.js';
 import { createMockBackend, type MockOptions } from '../llm/mock.js';
-import type { Params } from '../runner/types.js';
+
 import { loadScenario } from '../scenarios/load.js';
 import type { Scenario } from '../scenarios/scenario.js';
 import { parallel, round, say, scenarioOf, sweScenarioMessages, sys, user } from '../../test/helpers/history.js';
 import { recordedReplay } from '../../test/helpers/replay.js';
 import { strategyInput } from '../../test/helpers/strategy-input.js';
-import { conversationMarkdown } from './conversation-archive.js';
-import { createOffloadStore } from './offload-store.js';
-import { parseAssignment, resolveParams } from './params.js';
+import { conversationMarkdown } from './parts/conversation-archive.js';
+import { createOffloadStore } from '../core/offload-store.js';
+import { type Params, parseAssignment, resolveParams } from '../core/params.js';
 import { PRESETS } from './presets.js';
 import { heuristicSummary, summarization, summaryMessageText, TEMPLATES, VALIS_SUMMARY_PROMPT } from './summarization.js';
-import { AuxiliaryCallError, type AuxiliaryLlm, type AuxiliaryRequest, type StrategyInput } from './types.js';
+import { AuxiliaryCallError, type AuxiliaryLlm, type AuxiliaryRequest, type StrategyInput } from '../core/strategy.js';
 
 let counter: TokenCounter;
 beforeAll(async () => {

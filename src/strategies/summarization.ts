@@ -18,13 +18,13 @@
  * - Files are named by step, not by wall-clock time, so replays are deterministic.
  */
 import { isFromScenario, strategyOrigin, systemMessage, userMessage, type Message } from '../core/messages.js';
-import { rounds } from '../core/boundaries.js';
+import { rounds } from '../core/cut-points.js';
 import type { TokenCounter } from '../core/tokens.js';
-import type { Params } from '../runner/types.js';
-import { archiveConversation, conversationMarkdown } from './conversation-archive.js';
-import { argumentsObject } from './message-edits.js';
-import { applyOffloadTiers, OFFLOAD_PARAMS, offloadSettings, withRecoveryPrompt, type TierOutcome } from './offload-tiers.js';
-import { AuxiliaryCallError, type StrategyDefinition, type StrategyEvent, type StrategyInput } from './types.js';
+import type { Params } from '../core/params.js';
+import { archiveConversation, conversationMarkdown } from './parts/conversation-archive.js';
+import { argumentsObject } from './parts/message-edits.js';
+import { applyOffloadTiers, OFFLOAD_PARAMS, offloadSettings, withRecoveryPrompt, type TierOutcome } from './parts/offload-tiers.js';
+import { AuxiliaryCallError, type StrategyDefinition, type StrategyEvent, type StrategyInput } from '../core/strategy.js';
 
 const NAME = 'summarization';
 

@@ -2,11 +2,11 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import type { Message } from '../core/messages.js';
 import { checkOrder, checkPairing } from '../core/pairing.js';
 import { createTokenCounter, type TokenCounter } from '../core/tokens.js';
-import type { Params } from '../runner/types.js';
+
 import { loadScenario } from '../scenarios/load.js';
 import type { Scenario } from '../scenarios/scenario.js';
-import { parseAssignment, resolveParams } from './params.js';
-import type { StrategyInput, StrategyRun } from './types.js';
+import { type Params, parseAssignment, resolveParams } from '../core/params.js';
+import type { StrategyInput, StrategyRun } from '../core/strategy.js';
 import { applyWindow, windowStrategy } from './window.js';
 import { parallel, round, say, scenarioOf, sweScenarioMessages, sys, user } from '../../test/helpers/history.js';
 import { recordedReplay } from '../../test/helpers/replay.js';

@@ -17,12 +17,12 @@
  * tail holds at most `keepLast` messages, fewer when they would not fit under the trigger, and always
  * the latest round (its results are what the model must answer).
  */
-import { rounds, type Span } from '../core/boundaries.js';
+import { rounds, type Span } from '../core/cut-points.js';
 import { droppedIds, type Message } from '../core/messages.js';
 import type { TokenCounter } from '../core/tokens.js';
-import type { Params } from '../runner/types.js';
-import { measurePressure } from './pressure.js';
-import type { StrategyDefinition } from './types.js';
+import type { Params } from '../core/params.js';
+import { measurePressure } from './parts/pressure.js';
+import type { StrategyDefinition } from '../core/strategy.js';
 
 const NAME = 'window';
 

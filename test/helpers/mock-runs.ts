@@ -4,9 +4,9 @@
 import { createTokenCounter } from '../../src/core/tokens.js';
 import { createMockBackend } from '../../src/llm/mock.js';
 import { runMatrix } from '../../src/runner/matrix.js';
-import type { RunResult } from '../../src/runner/types.js';
+import type { RunResult } from '../../src/core/run-records.js';
 import { select } from '../../src/strategies/index.js';
-import { defaultParams } from '../../src/strategies/params.js';
+import { defaultParams } from '../../src/core/params.js';
 import { scenarioOf, sweScenarioMessages } from './history.js';
 
 /** Four runs of batch `batchId`: raw overflows the 2,000-token window, masking restarts. */

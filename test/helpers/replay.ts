@@ -3,9 +3,9 @@
  * request the runner sent (agent turns and auxiliary calls alike) for the test to inspect.
  */
 import { createMockBackend, type MockOptions } from '../../src/llm/mock.js';
-import type { ChatRequest } from '../../src/llm/types.js';
+import type { ChatRequest } from '../../src/core/backend.js';
 import { replayScenario, type ReplayOptions } from '../../src/runner/replay.js';
-import type { RunResult } from '../../src/runner/types.js';
+import type { RunResult } from '../../src/core/run-records.js';
 
 export type RecordedReplayOptions = Omit<ReplayOptions, 'sourceFormat' | 'backend'> & {
   /** How the mock answers (failures, tool calls for given purposes). */

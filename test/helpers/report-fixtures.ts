@@ -5,7 +5,7 @@
  * from the record/replay cache, and a scenario whose title and id try to break out of the page.
  */
 import { costUsd, priceFor } from '../../src/metrics/cost.js';
-import type { EventRecord, ProbeOutcome, ProbeRecord, RunResult, RunStatus, StepRecord, Threshold } from '../../src/runner/types.js';
+import type { EventRecord, ProbeOutcome, ProbeRecord, RunResult, RunStatus, StepRecord, Threshold } from '../../src/core/run-records.js';
 
 export const WINDOW = 8000;
 export const INJECTION = '</script><script>window.__pwned=1</script>';

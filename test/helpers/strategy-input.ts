@@ -3,8 +3,8 @@
  */
 import { assistantMessage, type Message, type SystemMessage } from '../../src/core/messages.js';
 import type { TokenCounter } from '../../src/core/tokens.js';
-import { createOffloadStore } from '../../src/strategies/offload-store.js';
-import { AuxiliaryCallError, type AuxiliaryLlm, type AuxiliaryRequest, type StrategyInput } from '../../src/strategies/types.js';
+import { createOffloadStore } from '../../src/core/offload-store.js';
+import { AuxiliaryCallError, type AuxiliaryLlm, type AuxiliaryRequest, type StrategyInput } from '../../src/core/strategy.js';
 
 /** Defaults: step 0 of session 1, nothing appended since a last request, no auxiliary LLM. */
 export function strategyInput(counter: TokenCounter, messages: readonly Message[], window: number, extra: Partial<StrategyInput> = {}): StrategyInput {

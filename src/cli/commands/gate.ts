@@ -11,7 +11,7 @@ import { benchmarkJson, formatMarkdown, formatText } from '../../gate/output.js'
 import { acquireInstance, releaseInstance } from '../../store/instances.js';
 import { ResultStore } from '../../store/result-store.js';
 import { BATCHES } from '../../store/schema.js';
-import type { RunResult } from '../../runner/types.js';
+import type { RunResult } from '../../core/run-records.js';
 
 /** The exit code of `bench check` when a run regressed. */
 export const EXIT_REGRESSION = 100;

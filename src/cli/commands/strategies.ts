@@ -4,7 +4,7 @@
  */
 import { PRESETS } from '../../strategies/presets.js';
 import { STRATEGIES } from '../../strategies/index.js';
-import { describeRange } from '../../strategies/params.js';
+import { describeRange } from '../../core/params.js';
 
 export function strategiesCommand(): void {
   const lines: string[] = ['Strategies (--strategy NAME, parameters with --param NAME.PARAM=VALUE):', ''];

@@ -6,11 +6,11 @@
 import { CtxbenchError } from '../../core/errors.js';
 import { columnsOf, runsByColumn } from '../../report/columns.js';
 import { paretoOf, SUCCESS_DEFINITION } from '../../report/pareto.js';
-import type { MatrixEntry } from '../../runner/matrix.js';
-import type { RunResult } from '../../runner/types.js';
-import { expandGrid, parseGridAxis } from '../../strategies/grid.js';
+import type { MatrixEntry } from '../../runner/matrix-entry.js';
+import type { RunResult } from '../../core/run-records.js';
+import { expandGrid, parseGridAxis } from '../../core/param-grid.js';
 import { select, type Selection } from '../../strategies/index.js';
-import { parseAssignment, resolveParams, type ParamAssignment } from '../../strategies/params.js';
+import { parseAssignment, resolveParams, type ParamAssignment } from '../../core/params.js';
 import { formatTable } from '../table.js';
 import { paramOwner, runEntries, type RunOptions } from './run.js';
 

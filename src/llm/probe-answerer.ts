@@ -7,7 +7,7 @@
  * fact lost to compaction or only in an offloaded file gets "unknown".
  */
 import type { Message } from '../core/messages.js';
-import { questionOf } from '../metrics/probe-question.js';
+import { questionOf } from '../core/probe-question.js';
 
 const STOPWORDS = new Set(
   'the and for did does what which who whom whose when where why how value set print printed carry carried from with that this into was were are has have had its run'.split(' '),

@@ -2,11 +2,11 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { assistantMessage, strategyOrigin, systemMessage, toolMessage, userMessage, withContent, type Message } from '../core/messages.js';
 import { charsPerFour, counterFrom } from '../core/tokens.js';
-import { archiveConversation } from '../strategies/conversation-archive.js';
-import { createOffloadStore, type OffloadStore } from '../strategies/offload-store.js';
-import { largeOutputPointer, RECOVERY_PROMPT } from '../strategies/offload-tiers.js';
+import { archiveConversation } from '../strategies/parts/conversation-archive.js';
+import { createOffloadStore, type OffloadStore } from '../core/offload-store.js';
+import { largeOutputPointer, RECOVERY_PROMPT } from '../strategies/parts/offload-tiers.js';
 import { summaryMessageText } from '../strategies/summarization.js';
-import { judgeProbe, passed, PROBE_HOWS, pointsAt, rereadTokens, scenarioMessageIds, type ProbeHow } from './probes.js';
+import { judgeProbe, passed, PROBE_HOWS, pointsAt, rereadTokens, scenarioMessageIds, type ProbeHow } from './probe-verdict.js';
 
 // ---------------------------------------------------------------------------------------------------
 // Named fixtures: a four-message scenario, the facts it plants, and what strategies make of it.

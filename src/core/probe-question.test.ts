@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { assistantMessage, systemMessage, toolMessage, userMessage } from '../core/messages.js';
-import { checkPairing } from '../core/pairing.js';
+import { assistantMessage, systemMessage, toolMessage, userMessage } from './messages.js';
+import { checkPairing } from './pairing.js';
 import { probePrompt, probeRequest, questionOf, replyHolds } from './probe-question.js';
 
 describe('probe prompts', () => {

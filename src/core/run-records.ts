@@ -1,10 +1,8 @@
 /**
  * What a run produces: the records the store writes and the report reads. Plain data, no behaviour.
  */
-import type { Encoding } from '../core/tokens.js';
-
-export type ParamValue = number | boolean | string;
-export type Params = Readonly<Record<string, ParamValue>>;
+import type { Encoding } from './tokens.js';
+import type { Params } from './params.js';
 
 /** How a run ended. Only `completed` means every recorded step was replayed. */
 export type RunStatus =

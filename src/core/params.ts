@@ -2,8 +2,10 @@
  * Strategy parameters: one spec per parameter (the seed's default, a documented range), parsed from
  * `--param name=value` or `--param strategy.name=value` and validated before any run starts.
  */
-import { CtxbenchError } from '../core/errors.js';
-import type { ParamValue, Params } from '../runner/types.js';
+import { CtxbenchError } from './errors.js';
+
+export type ParamValue = number | boolean | string;
+export type Params = Readonly<Record<string, ParamValue>>;
 
 interface SpecBase {
   readonly name: string;

@@ -2,7 +2,7 @@
  * Descriptive placeholders for masked tool outputs, per tool kind (seed 000 "Observation Masking
  * Placeholder Generation"): the model keeps knowing what it ran and roughly what came back.
  */
-import type { Message, ToolCall, ToolMessage } from '../core/messages.js';
+import type { Message, ToolCall, ToolMessage } from '../../core/messages.js';
 import { argumentsObject } from './message-edits.js';
 
 export type ToolKind = 'file_read' | 'file_write' | 'shell' | 'other';

@@ -5,12 +5,12 @@
  * appended since) and returns the messages to send. It never edits a message in place: it drops,
  * replaces (same id, new origin) or inserts, and it only cuts where core/boundaries.ts allows.
  */
-import type { AssistantMessage, Message, SystemMessage } from '../core/messages.js';
-import type { TokenCounter } from '../core/tokens.js';
-import type { ExpectedAnswer, Usage } from '../llm/types.js';
+import type { AssistantMessage, Message, SystemMessage } from './messages.js';
+import type { TokenCounter } from './tokens.js';
+import type { ExpectedAnswer, Usage } from './backend.js';
 import type { OffloadStore } from './offload-store.js';
-import type { EventRecord, Params, Threshold } from '../runner/types.js';
-import type { ParamSpec } from './params.js';
+import type { EventRecord, Threshold } from './run-records.js';
+import type { Params, ParamSpec } from './params.js';
 
 export interface LastRequest {
   /** Prompt tokens the backend reported for the previous request; undefined if it reported none. */

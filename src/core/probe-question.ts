@@ -4,7 +4,7 @@
  * step plus one user message asking the question; it is the benchmark's measurement, not part of the
  * conversation, so the replay goes on from the context as if it had not been asked.
  */
-import { strategyOrigin, userMessage, type Message } from '../core/messages.js';
+import { strategyOrigin, userMessage, type Message } from './messages.js';
 
 /** The `purpose` of probe requests (steps table, cache keys, the mock's dispatch). */
 export const PROBE_PURPOSE = 'probe';

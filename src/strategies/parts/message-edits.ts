@@ -3,7 +3,7 @@
  * Shared: any strategy that shortens tool-call arguments (seed 002's tier 2, a `clear_tool_inputs`
  * style strategy) needs it.
  */
-import { assistantMessage, type AssistantMessage, type Origin, type ToolCall } from '../core/messages.js';
+import { assistantMessage, type AssistantMessage, type Origin, type ToolCall } from '../../core/messages.js';
 
 /**
  * A copy of `message` (same id) whose calls carry the arguments `argumentsOf` returns. Each call keeps

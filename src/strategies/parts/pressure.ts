@@ -5,7 +5,7 @@
  * steps. The next request adds what was appended since (the recorded turn and its tool results), which
  * only the local tokenizer can know before sending.
  */
-import type { StrategyInput } from './types.js';
+import type { StrategyInput } from '../../core/strategy.js';
 
 export interface Pressure {
   /** Estimated prompt tokens of sending `input.messages` as they are. */

@@ -21,14 +21,14 @@
  * - Besides write_file/edit_file, every tool placeholders.ts classifies as a file write counts
  *   (str_replace_editor create/str_replace, ...), with its written-content fields.
  */
-import { strategyOrigin, withContent, type AssistantMessage, type Message, type ToolCall, type ToolMessage } from '../core/messages.js';
-import { PER_MESSAGE_TOKENS } from '../core/tokens.js';
-import type { Params } from '../runner/types.js';
+import { strategyOrigin, withContent, type AssistantMessage, type Message, type ToolCall, type ToolMessage } from '../../core/messages.js';
+import { PER_MESSAGE_TOKENS } from '../../core/tokens.js';
+
 import { argumentsObject, withToolArguments } from './message-edits.js';
-import { confine, safeSegment, type OffloadStore } from './offload-store.js';
-import type { ParamSpec } from './params.js';
+import { confine, safeSegment, type OffloadStore } from '../../core/offload-store.js';
+import type { Params, ParamSpec } from '../../core/params.js';
 import { callsById, toolKind } from './placeholders.js';
-import type { StrategyEvent, StrategyInput } from './types.js';
+import type { StrategyEvent, StrategyInput } from '../../core/strategy.js';
 
 export interface OffloadSettings {
   readonly largeResultTokens: number | 'unlimited';

@@ -1,7 +1,9 @@
 /**
- * The backend interface every LLM backend implements (mock now; ollama and openai at the edge later).
+ * The backend interface: what the runner sends to a model and what comes back. The mock and the live
+ * clients (src/llm) implement it; strategies see it only through their auxiliary calls.
  */
-import type { AssistantMessage, Message } from '../core/messages.js';
+import type { AssistantMessage, Message } from './messages.js';
+import type { Params } from './params.js';
 
 export interface ChatRequest {
   readonly messages: readonly Message[];
@@ -49,4 +51,28 @@ export interface Backend {
   /** Provider string as users write it: "mock", later "ollama:chat:<model>", "openai:chat:<model>". */
   readonly name: string;
   complete(request: ChatRequest): Promise<ChatResponse>;
+}
+
+/** A backend and the settings that shape its answers (stored with each run as backendOptions). */
+export interface ConfiguredBackend extends Backend {
+  readonly options: Params;
+}
+
+/** A backend that talks to a server. */
+export interface LiveBackend extends ConfiguredBackend {
+  /** The server's URL as printed in messages and stored (no credentials). */
+  readonly url: string;
+  readonly model: string;
+  /**
+   * One cheap request, no retries, before a run: throws the BackendError a run would end with when
+   * the server is down or (Ollama) lacks the model, so the CLI can stop with one line at the start.
+   */
+  preflight(): Promise<ServerInfo>;
+}
+
+export interface ServerInfo {
+  /** The model's trained context length (Ollama's /api/show), when the server says. */
+  readonly contextLength?: number | undefined;
+  /** Whether GET /models lists the model (OpenAI-compatible servers); undefined when it cannot say. */
+  readonly modelListed?: boolean | undefined;
 }

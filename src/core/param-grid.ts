@@ -3,7 +3,7 @@
  * or `--grid name=v1,v2,...`. The sweep runs every combination, the first axis varying slowest. Each
  * value is checked against the parameter's range before anything runs.
  */
-import { CtxbenchError } from '../core/errors.js';
+import { CtxbenchError } from './errors.js';
 import { describeRange, parseValue, type ParamAssignment, type ParamSpec } from './params.js';
 
 export interface GridAxis {

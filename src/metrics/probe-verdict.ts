@@ -20,8 +20,8 @@
  */
 import type { Message } from '../core/messages.js';
 import { PER_MESSAGE_TOKENS, type TokenCounter } from '../core/tokens.js';
-import type { ProbeCounts } from '../runner/types.js';
-import type { OffloadStore } from '../strategies/offload-store.js';
+import type { ProbeCounts } from '../core/run-records.js';
+import type { OffloadStore } from '../core/offload-store.js';
 import { mentions, searchableText } from './context-text.js';
 
 export const PROBE_HOWS = ['verbatim', 'summary', 'recoverable', 'lost'] as const;

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { call, history, result, say, sys, user, wellFormedMessagesArb as wellFormedArb } from '../../test/helpers/drafts.js';
-import { cycles, rounds, type Span } from './boundaries.js';
+import { cycles, rounds, type Span } from './cut-points.js';
 import { assistantMessage, systemMessage, toolMessage, userMessage, type Message } from './messages.js';
 import { checkPairing } from './pairing.js';
 

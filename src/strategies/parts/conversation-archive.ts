@@ -3,8 +3,8 @@
  * step can be undone) and as markdown (readable, searchable with grep), in the offload store under
  * /conversation_history/. Shared by any strategy that replaces history and wants it recoverable.
  */
-import type { Message } from '../core/messages.js';
-import type { OffloadStore } from './offload-store.js';
+import type { Message } from '../../core/messages.js';
+import type { OffloadStore } from '../../core/offload-store.js';
 
 /** Seed: each message is cut here in the markdown (the JSON keeps everything). */
 const MARKDOWN_MESSAGE_CHARS = 2000;

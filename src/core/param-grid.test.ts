@@ -1,8 +1,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { CtxbenchError } from '../core/errors.js';
-import { masking } from './masking.js';
-import { expandGrid, MAX_CONFIGURATIONS, parseGridAxis, type GridAxis } from './grid.js';
+import { CtxbenchError } from './errors.js';
+import { masking } from '../strategies/masking.js';
+import { expandGrid, MAX_CONFIGURATIONS, parseGridAxis, type GridAxis } from './param-grid.js';
 
 const axis = (raw: string): GridAxis => parseGridAxis(raw, 'masking', masking.params);
 const fails = (raw: string): string => {

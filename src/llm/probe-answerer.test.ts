@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { assistantMessage, systemMessage, toolMessage, userMessage, type Message } from '../core/messages.js';
-import { probePrompt, replyHolds } from '../metrics/probe-question.js';
-import { answerProbe, answerProbeRequest, UNKNOWN_REPLY } from './probe-answer.js';
+import { probePrompt, replyHolds } from '../core/probe-question.js';
+import { answerProbe, answerProbeRequest, UNKNOWN_REPLY } from './probe-answerer.js';
 
 let n = 0;
 const call = (name: string, args: object, output: string): Message[] => {
