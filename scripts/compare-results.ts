@@ -9,8 +9,8 @@
  */
 import { DuckDBInstance } from '@duckdb/node-api';
 
-/** Columns that name or time a run rather than measure it. */
-const IGNORED = new Set(['run_id', 'batch_id', 'started_at', 'finished_at', 'duration_ms']);
+/** Columns that name, place or time a run rather than measure it (a scenario's path differs between checkouts). */
+const IGNORED = new Set(['run_id', 'batch_id', 'scenario_file', 'started_at', 'finished_at', 'duration_ms']);
 const TABLES = ['runs', 'steps', 'events', 'probes'] as const;
 /** Rows shown per table and side. */
 const SHOWN = 3;
