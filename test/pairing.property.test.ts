@@ -12,7 +12,7 @@ import { createTokenCounter, type TokenCounter } from '../src/core/tokens.js';
 import { parseScenario } from '../src/scenarios/scenario.js';
 import type { ScenarioFileMessage } from '../src/scenarios/schema.js';
 import { select, type Selection } from '../src/strategies/index.js';
-import { defaultParams, type Params, type ParamSpec, type ParamValue, parseValue } from '../src/core/params.js';
+import { defaultParams, paramEntries, type Params, type ParamSpec, type ParamValue, parseValue } from '../src/core/params.js';
 import { recordedReplay } from './helpers/replay.js';
 
 let counter: TokenCounter;
@@ -72,7 +72,7 @@ function paramValue(spec: ParamSpec): fc.Arbitrary<ParamValue> {
 /** A strategy: any parameters in range; a preset: its own settings (what users run). */
 function paramsFor({ strategy, preset }: Selection): fc.Arbitrary<Params> {
   if (preset) return fc.constant({ ...defaultParams(strategy.params), ...preset.params });
-  const record = Object.fromEntries(strategy.params.map((p) => [p.name, paramValue(p)]));
+  const record = Object.fromEntries(paramEntries(strategy.params).map((p) => [p.name, paramValue(p)]));
   return fc.record(record).filter((p) => strategy.checkParams?.(p) === undefined) as fc.Arbitrary<Params>;
 }
 

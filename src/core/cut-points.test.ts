@@ -1,9 +1,10 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { call, history, result, say, sys, user, wellFormedMessagesArb as wellFormedArb } from '../../test/helpers/drafts.js';
-import { cycles, rounds, type Span } from './cut-points.js';
+import { cycles, headEnd, recentStart, rounds, seenToolRounds, tailStart, turns, unseenFrom, withoutPendingCalls, type Span } from './cut-points.js';
 import { assistantMessage, systemMessage, toolMessage, userMessage, type Message } from './messages.js';
 import { checkPairing } from './pairing.js';
+import { charsPerFour, counterFrom } from './tokens.js';
 
 // ---------------------------------------------------------------------------------------------------
 // Named fixtures.
@@ -88,7 +89,7 @@ function expectExactCover(spans: readonly Span[], from: number, length: number):
 
 // ---------------------------------------------------------------------------------------------------
 
-describe('boundaries', () => {
+describe('cut points', () => {
   describe('rounds', () => {
     it('is empty for no messages', () => {
       expect(rounds([])).toEqual([]);
@@ -279,6 +280,147 @@ describe('boundaries', () => {
           { numRuns: 300 },
         );
       });
+    });
+  });
+
+  describe('turns', () => {
+    it('starts a turn at every assistant message; what precedes the first is a turn of its own', () => {
+      expect(turns(CHAT_WITH_TOOLS)).toEqual([
+        { start: 0, end: 2 },
+        { start: 2, end: 4 },
+        { start: 4, end: 6 },
+        { start: 6, end: 9 },
+        { start: 9, end: 10 },
+      ]);
+      expect(turns(CHAT_WITH_TOOLS, 4)).toEqual(turns(CHAT_WITH_TOOLS).slice(2));
+      expect(turns(CHAT_WITH_TOOLS, 10)).toEqual([]);
+    });
+
+    it('property: covers messages[from..] exactly, and turn boundaries are round boundaries in a well-formed history', () => {
+      fc.assert(
+        fc.property(wellFormedArb, fc.nat(5), (messages, from) => {
+          const start = Math.min(from, messages.length);
+          expectExactCover(turns(messages, start), start, messages.length);
+          const roundStarts = new Set(rounds(messages).map((r) => r.start));
+          for (const turn of turns(messages).slice(1)) expect(roundStarts.has(turn.start)).toBe(true);
+        }),
+        { numRuns: 300 },
+      );
+    });
+  });
+
+  describe('unseenFrom', () => {
+    it('is the index after the latest assistant message', () => {
+      expect(unseenFrom(CHAT_WITH_TOOLS)).toBe(10);
+      expect(unseenFrom(SWE_STYLE)).toBe(8);
+      expect(unseenFrom(CHAT_WITH_TOOLS.slice(0, 8))).toBe(7); // the parallel results: unseen
+      expect(unseenFrom([])).toBe(0);
+    });
+  });
+
+  describe('headEnd', () => {
+    it('extends a head to the end of the round it falls in', () => {
+      expect(headEnd(CHAT_WITH_TOOLS, 2)).toBe(2);
+      expect(headEnd(CHAT_WITH_TOOLS, 5)).toBe(6); // message 4 calls, 5 answers: the round ends at 6
+      expect(headEnd(CHAT_WITH_TOOLS, 7)).toBe(9);
+      expect(headEnd(CHAT_WITH_TOOLS, 99)).toBe(10);
+      expect(headEnd([], 2)).toBe(0);
+    });
+  });
+
+  describe('tailStart', () => {
+    const counter = counterFrom('chars4', charsPerFour);
+    const cost = (messages: readonly Message[], from: number): number => messages.slice(from).reduce((n, m) => n + counter.countMessage(m), 0);
+
+    it('keeps the most recent whole rounds within the budget', () => {
+      const all = cost(CHAT_WITH_TOOLS, 0);
+      expect(tailStart(CHAT_WITH_TOOLS, counter, { budget: all })).toBe(0);
+      expect(tailStart(CHAT_WITH_TOOLS, counter, { budget: cost(CHAT_WITH_TOOLS, 6) })).toBe(6);
+      expect(tailStart(CHAT_WITH_TOOLS, counter, { budget: cost(CHAT_WITH_TOOLS, 6) - 1 })).toBe(9);
+    });
+
+    it('always keeps the latest round, over the budget if need be', () => {
+      expect(tailStart(SWE_STYLE, counter, { budget: 0 })).toBe(7);
+      expect(tailStart(CHAT_WITH_TOOLS.slice(0, 9), counter, { budget: 0, maxMessages: 1 })).toBe(6);
+    });
+
+    it('holds at most maxMessages, and never starts before from', () => {
+      expect(tailStart(CHAT_WITH_TOOLS, counter, { budget: Infinity, maxMessages: 4 })).toBe(6);
+      expect(tailStart(CHAT_WITH_TOOLS, counter, { budget: Infinity, from: 3 })).toBe(3);
+    });
+
+    it('property: the longest suffix of whole rounds within the limits (the latest round whatever they say)', () => {
+      fc.assert(
+        fc.property(wellFormedArb, fc.nat(400), fc.nat(12), fc.nat(4), (messages, budget, maxMessages, from) => {
+          fc.pre(from < messages.length);
+          const start = tailStart(messages, counter, { budget, maxMessages, from });
+          const starts = rounds(messages, from).map((r) => r.start);
+          expect(starts).toContain(start);
+          const fits = (s: number): boolean => cost(messages, s) <= budget && messages.length - s <= maxMessages;
+          const latest = starts.at(-1)!;
+          // Every round from `start` on is kept, and the next older round would break a limit.
+          expect(start === latest || fits(start)).toBe(true);
+          const older = starts.filter((s) => s < start).at(-1);
+          if (older !== undefined) expect(fits(older)).toBe(false);
+        }),
+        { numRuns: 500 },
+      );
+    });
+  });
+
+  describe('recentStart', () => {
+    it('moves a cut that falls inside a round back to the round start', () => {
+      expect(recentStart(CHAT_WITH_TOOLS, 3)).toBe(6); // 10 - 3 = 7 is a parallel result
+      expect(recentStart(CHAT_WITH_TOOLS, 4)).toBe(6);
+      expect(recentStart(CHAT_WITH_TOOLS, 99, 2)).toBe(2);
+    });
+
+    it('property: never starts on a tool result, keeps at least `keep` (or all after `from`), and never before `from`', () => {
+      fc.assert(
+        fc.property(wellFormedArb, fc.nat(20), fc.nat(4), (messages, keep, from) => {
+          fc.pre(from <= messages.length);
+          const start = recentStart(messages, keep, from);
+          expect(start).toBeGreaterThanOrEqual(from);
+          expect(messages.length - start).toBeGreaterThanOrEqual(Math.min(keep, messages.length - from));
+          if (start > from && start < messages.length) expect(messages[start]!.role).not.toBe('tool');
+        }),
+        { numRuns: 500 },
+      );
+    });
+  });
+
+  describe('seenToolRounds', () => {
+    it("is every tool round but the latest assistant turn's", () => {
+      expect(seenToolRounds(CHAT_WITH_TOOLS)).toEqual([
+        { start: 4, end: 6 },
+        { start: 6, end: 9 },
+      ]);
+      expect(seenToolRounds(SWE_STYLE)).toEqual([
+        { start: 2, end: 4 },
+        { start: 4, end: 7 },
+      ]);
+    });
+
+    it('property: dropping any of them keeps a well-formed history well paired, and the unseen results stay', () => {
+      fc.assert(
+        fc.property(wellFormedArb, (messages) => {
+          const spans = seenToolRounds(messages);
+          const dropped = new Set(spans.flatMap((s) => messages.slice(s.start, s.end)));
+          const kept = messages.filter((m) => !dropped.has(m));
+          expect(checkPairing(kept)).toEqual([]);
+          for (const m of messages.slice(unseenFrom(messages))) expect(kept).toContain(m);
+        }),
+        { numRuns: 300 },
+      );
+    });
+  });
+
+  describe('withoutPendingCalls', () => {
+    it('drops a trailing assistant whose calls are not answered yet, and nothing else', () => {
+      const pending = history(sys(), user('Go.'), call('call_1'));
+      expect(withoutPendingCalls(pending)).toEqual(pending.slice(0, 2));
+      expect(withoutPendingCalls(CHAT_WITH_TOOLS)).toBe(CHAT_WITH_TOOLS);
+      expect(withoutPendingCalls([])).toEqual([]);
     });
   });
 });

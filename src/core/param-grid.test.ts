@@ -1,10 +1,10 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { CtxbenchError } from './errors.js';
-import { masking } from '../strategies/masking.js';
+import { maskingStrategy } from '../strategies/masking.js';
 import { expandGrid, MAX_CONFIGURATIONS, parseGridAxis, type GridAxis } from './param-grid.js';
 
-const axis = (raw: string): GridAxis => parseGridAxis(raw, 'masking', masking.params);
+const axis = (raw: string): GridAxis => parseGridAxis(raw, 'masking', maskingStrategy.params);
 const fails = (raw: string): string => {
   try {
     axis(raw);

@@ -4,7 +4,7 @@
  * value is checked against the parameter's range before anything runs.
  */
 import { CtxbenchError } from './errors.js';
-import { describeRange, parseValue, type ParamAssignment, type ParamSpec } from './params.js';
+import { describeRange, parseValue, type ParamAssignment, type ParamSpecs } from './params.js';
 
 export interface GridAxis {
   readonly raw: string;
@@ -33,13 +33,13 @@ function expandRange(raw: string, from: string, to: string, step: string): strin
 }
 
 /** One `--grid` flag, its values checked against `owner`'s parameter `name`. */
-export function parseGridAxis(raw: string, owner: string, specs: readonly ParamSpec[]): GridAxis {
+export function parseGridAxis(raw: string, owner: string, specs: ParamSpecs): GridAxis {
   const eq = raw.indexOf('=');
   if (eq <= 0) throw badGrid(raw, 'expected name=from:to:step or name=v1,v2,... (e.g. softThreshold=0.5:0.9:0.1)');
   const name = raw.slice(0, eq).trim();
   const text = raw.slice(eq + 1).trim();
-  const spec = specs.find((s) => s.name === name);
-  if (!spec) throw badGrid(raw, `${owner} has no parameter "${name}" (its parameters: ${specs.map((s) => s.name).join(', ') || 'none'})`);
+  const spec = Object.hasOwn(specs, name) ? specs[name] : undefined;
+  if (!spec) throw badGrid(raw, `${owner} has no parameter "${name}" (its parameters: ${Object.keys(specs).join(', ') || 'none'})`);
   const range = RANGE.exec(text);
   const values = range ? expandRange(raw, range[1]!, range[2]!, range[3]!) : text.split(',').map((v) => v.trim());
   for (const value of values) {

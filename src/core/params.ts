@@ -1,25 +1,72 @@
 /**
- * Strategy parameters: one spec per parameter (the seed's default, a documented range), parsed from
- * `--param name=value` or `--param strategy.name=value` and validated before any run starts.
+ * Strategy parameters: one spec per parameter (the seed's default, a documented range), declared as
+ * data, parsed from `--param name=value` or `--param strategy.name=value` and validated before any run
+ * starts. A strategy declares its specs as an object keyed by parameter name; `ParamsOf` turns that
+ * object into the TypeScript type of the values the strategy receives, so no strategy casts.
  */
 import { CtxbenchError } from './errors.js';
 
 export type ParamValue = number | boolean | string;
 export type Params = Readonly<Record<string, ParamValue>>;
 
-interface SpecBase {
-  readonly name: string;
+interface SpecDoc {
+  /** One sentence for `bench strategies` and `--help`: what it does, the source of its default. */
   readonly description: string;
 }
-export type ParamSpec = SpecBase &
-  (
-    | { readonly kind: 'fraction'; readonly default: number }
-    | { readonly kind: 'integer'; readonly default: number | 'unlimited'; readonly min: number; readonly max?: number; readonly unlimited?: boolean }
-    | { readonly kind: 'boolean'; readonly default: boolean }
-    | { readonly kind: 'choice'; readonly default: string; readonly values: readonly string[] }
-    /** Free text (e.g. a list of tool names); `pattern` bounds it, `format` says so in errors. */
-    | { readonly kind: 'text'; readonly default: string; readonly pattern?: RegExp; readonly format?: string }
-  );
+/** A share of the context window, in (0, 1]. */
+export interface FractionSpec extends SpecDoc {
+  readonly kind: 'fraction';
+  readonly default: number;
+}
+/** A whole number in [min, max]; with `unlimited`, also the word "unlimited" (or "none"). */
+export interface IntegerSpec extends SpecDoc {
+  readonly kind: 'integer';
+  readonly default: number | 'unlimited';
+  readonly min: number;
+  readonly max?: number;
+  readonly unlimited?: boolean;
+}
+export interface BooleanSpec extends SpecDoc {
+  readonly kind: 'boolean';
+  readonly default: boolean;
+}
+/** One of a few named modes. */
+export interface ChoiceSpec extends SpecDoc {
+  readonly kind: 'choice';
+  readonly default: string;
+  readonly values: readonly string[];
+}
+/** Free text (e.g. a list of tool names); `pattern` bounds it, `format` says so in errors. */
+export interface TextSpec extends SpecDoc {
+  readonly kind: 'text';
+  readonly default: string;
+  readonly pattern?: RegExp;
+  readonly format?: string;
+}
+export type ParamSpec = FractionSpec | IntegerSpec | BooleanSpec | ChoiceSpec | TextSpec;
+
+/** A strategy's parameters, keyed by name, in the order `bench strategies` lists them. */
+export type ParamSpecs = Readonly<Record<string, ParamSpec>>;
+
+/** The value a spec admits: `{ kind: 'choice', values: ['a', 'b'] }` gives `'a' | 'b'`. */
+export type ParamValueOf<S extends ParamSpec> = S extends { readonly kind: 'fraction' }
+  ? number
+  : S extends { readonly kind: 'integer'; readonly unlimited: true }
+    ? number | 'unlimited'
+    : S extends { readonly kind: 'integer' }
+      ? number
+      : S extends { readonly kind: 'boolean' }
+        ? boolean
+        : S extends { readonly kind: 'choice'; readonly values: readonly (infer V extends string)[] }
+          ? V
+          : string;
+
+/** The parameter values a strategy with these specs receives, every one present and in range. */
+export type ParamsOf<S extends ParamSpecs> = { readonly [K in keyof S]: ParamValueOf<S[K]> };
+
+/** The specs in declaration order, each with its name. */
+export const paramEntries = (specs: ParamSpecs): (ParamSpec & { readonly name: string })[] =>
+  Object.entries(specs).map(([name, spec]) => ({ ...spec, name }));
 
 /** A parsed `--param` flag. */
 export interface ParamAssignment {
@@ -80,13 +127,24 @@ export function parseValue(spec: ParamSpec, text: string): ParamValue | undefine
   }
 }
 
-export function defaultParams(specs: readonly ParamSpec[]): Params {
-  return Object.fromEntries(specs.map((s) => [s.name, s.default]));
+export function defaultParams(specs: ParamSpecs): Params {
+  return Object.fromEntries(Object.entries(specs).map(([name, s]) => [name, s.default]));
+}
+
+/**
+ * Why a spec is malformed (its default outside its own range, a choice whose default is not among its
+ * values), or undefined: a strategy definition is checked once, when it is defined.
+ */
+export function specProblem(name: string, spec: ParamSpec): string | undefined {
+  if (!/^[A-Za-z][\w-]*$/.test(name)) return `parameter name "${name}" must start with a letter and hold only letters, digits, _ and -`;
+  if (spec.kind === 'integer' && spec.default === 'unlimited' && !spec.unlimited) return `${name}: default "unlimited" needs unlimited: true`;
+  if (parseValue(spec, String(spec.default)) === undefined) return `${name}: default ${JSON.stringify(spec.default)} is not ${describeRange(spec)}`;
+  return undefined;
 }
 
 /** A `checkParams` for two thresholds that must not cross: param `lower` must be below param `upper`. */
-export function checkBelow(lower: string, upper: string): (params: Params) => string | undefined {
-  return (p) => ((p[lower] as number) < (p[upper] as number) ? undefined : `${lower} (${p[lower]}) must be below ${upper} (${p[upper]})`);
+export function checkBelow<const L extends string, const U extends string>(lower: L, upper: U): (params: Readonly<Record<L | U, number>>) => string | undefined {
+  return (p) => (p[lower] < p[upper] ? undefined : `${lower} (${p[lower]}) must be below ${upper} (${p[upper]})`);
 }
 
 export interface ParamOwner {
@@ -94,8 +152,8 @@ export interface ParamOwner {
   readonly name: string;
   /** Other prefixes that reach it (a preset answers to its strategy's name too). */
   readonly aliases?: readonly string[];
-  readonly params: readonly ParamSpec[];
-  readonly checkParams?: (params: Params) => string | undefined;
+  readonly params: ParamSpecs;
+  checkParams?(params: Params): string | undefined;
   /** Values that replace the defaults before any --param (a preset's settings). */
   readonly base?: Params;
 }
@@ -113,7 +171,7 @@ export function resolveParams(owners: readonly ParamOwner[], assignments: readon
     const names = [owner.name, ...(owner.aliases ?? [])];
     for (const a of assignments) {
       if (a.strategy !== undefined && !names.includes(a.strategy)) continue;
-      const spec = owner.params.find((s) => s.name === a.name);
+      const spec = Object.hasOwn(owner.params, a.name) ? owner.params[a.name] : undefined;
       if (!spec) continue;
       const value = parseValue(spec, a.value);
       if (value === undefined) throw badParam(a.raw, `${owner.name}.${a.name} must be ${describeRange(spec)}`);
@@ -130,7 +188,7 @@ export function resolveParams(owners: readonly ParamOwner[], assignments: readon
     if (a.strategy !== undefined && target.length === 0) {
       throw badParam(a.raw, `strategy "${a.strategy}" is not selected (selected: ${owners.map((o) => o.name).join(', ')})`);
     }
-    const known = target.map((o) => `${o.name}: ${o.params.map((s) => s.name).join(', ') || '(none)'}`).join('; ');
+    const known = target.map((o) => `${o.name}: ${Object.keys(o.params).join(', ') || '(none)'}`).join('; ');
     throw badParam(a.raw, `no selected strategy has a parameter "${a.name}" (${known})`);
   }
   return out;

@@ -1,16 +1,18 @@
 /**
- * The strategy contract every strategy implements (design "Strategy contract").
+ * The strategy contract (design "Strategy contract"), the same for the built-in strategies and for
+ * outside ones: `defineStrategy` with typed parameters, and the hooks a run calls.
  *
  * A strategy sees the session's messages (what it sent last time plus the recorded turn and results
  * appended since) and returns the messages to send. It never edits a message in place: it drops,
- * replaces (same id, new origin) or inserts, and it only cuts where core/boundaries.ts allows.
+ * replaces (same id, new origin) or inserts, and it only cuts where core/cut-points.ts allows.
  */
+import { CtxbenchError } from './errors.js';
 import type { AssistantMessage, Message, SystemMessage } from './messages.js';
 import type { TokenCounter } from './tokens.js';
 import type { ExpectedAnswer, Usage } from './backend.js';
 import type { OffloadStore } from './offload-store.js';
 import type { EventRecord, Threshold } from './run-records.js';
-import type { Params, ParamSpec } from './params.js';
+import { parseAssignment, resolveParams, specProblem, type Params, type ParamSpecs, type ParamsOf } from './params.js';
 
 export interface LastRequest {
   /** Prompt tokens the backend reported for the previous request; undefined if it reported none. */
@@ -113,15 +115,63 @@ export interface StrategyRun {
   afterResponse?(input: ResponseInput): ResponsePlan | undefined | Promise<ResponsePlan | undefined>;
 }
 
-export interface StrategyDefinition {
+/**
+ * A strategy as the runner, the registry and `bench strategies` see it. `P` is the type of its
+ * parameter values; the registry holds definitions as `StrategyDefinition` (any parameters).
+ */
+export interface StrategyDefinition<P extends Params = Params> {
   readonly name: string;
   readonly summary: string;
   /** The seed document it implements, when it has one. */
-  readonly seed?: string;
-  readonly params: readonly ParamSpec[];
+  readonly seed?: string | undefined;
+  /** Its parameters, keyed by name, each with its default, range and description. */
+  readonly params: ParamSpecs;
   /** Cross-parameter checks; returns a message naming the parameters, or undefined when valid. */
-  readonly checkParams?: (params: Params) => string | undefined;
+  checkParams?(params: P): string | undefined;
   /** Its thresholds as fractions of the window, for token curves. */
-  thresholds(params: Params): Threshold[];
-  create(params: Params): StrategyRun;
+  thresholds(params: P): Threshold[];
+  /** One run's instance: called once per run, with every parameter present and in range. */
+  create(params: P): StrategyRun;
+}
+
+/** The parameter values a defined strategy's hooks receive: `StrategyParams<typeof maskingStrategy>`. */
+export type StrategyParams<D> = D extends StrategyDefinition<infer P> ? P : never;
+
+/** What `defineStrategy` takes: a definition whose hooks receive the values of `params`, typed. */
+export interface StrategySpec<S extends ParamSpecs> {
+  readonly name: string;
+  /** One line for `bench strategies`: what it does, with its main thresholds. */
+  readonly summary: string;
+  readonly seed?: string | undefined;
+  /** Default: none. */
+  readonly params?: S;
+  checkParams?(params: ParamsOf<S>): string | undefined;
+  /** Default: no thresholds drawn. */
+  thresholds?(params: ParamsOf<S>): Threshold[];
+  create(params: ParamsOf<S>): StrategyRun;
+}
+
+/**
+ * Defines a strategy. The parameter specs give the type of the values every hook receives (a
+ * `choice` of 'a' | 'b' arrives as 'a' | 'b', an `integer` with `unlimited` as number | 'unlimited'),
+ * and are checked here once: a default outside its own range is a bug in the definition.
+ */
+export function defineStrategy<const S extends ParamSpecs = Record<never, never>>(spec: StrategySpec<S>): StrategyDefinition<ParamsOf<S>> {
+  const params: ParamSpecs = spec.params ?? {};
+  for (const [name, param] of Object.entries(params)) {
+    const problem = specProblem(name, param);
+    if (problem !== undefined) throw new CtxbenchError('STRATEGY_INVALID', `strategy ${spec.name}: parameter ${problem}`);
+  }
+  return Object.freeze({ ...spec, params: Object.freeze({ ...params }), thresholds: spec.thresholds ?? noThresholds });
+}
+
+const noThresholds = (): Threshold[] => [];
+
+/**
+ * `strategy`'s parameters: its defaults with `assignments` (`--param` style, `keepLast=5`) on top,
+ * each checked against its spec and the strategy's cross-parameter checks, typed as its hooks take them.
+ */
+export function resolveStrategyParams<P extends Params>(strategy: StrategyDefinition<P>, assignments: readonly string[] = []): P {
+  // resolveParams checked every value against its spec: they are the strategy's P.
+  return resolveParams([strategy], assignments.map(parseAssignment)).get(strategy.name) as P;
 }

@@ -8,9 +8,9 @@ import { createMockBackend } from '../llm/mock.js';
 import { scaledCounter } from '../metrics/calibration.js';
 import { parseScenario, type Scenario } from '../scenarios/scenario.js';
 import type { ScenarioFileMessage } from '../scenarios/schema.js';
-import { masking } from '../strategies/masking.js';
+import { maskingStrategy } from '../strategies/masking.js';
 import { defaultParams, type Params } from '../core/params.js';
-import { raw } from '../strategies/raw.js';
+import { rawStrategy } from '../strategies/raw.js';
 import type { StrategyDefinition } from '../core/strategy.js';
 import { replayScenario, type ReplayOptions } from './replay.js';
 
@@ -61,7 +61,7 @@ const asking = (scenario: Scenario, strategy: StrategyDefinition, window: number
 describe('run metrics', () => {
   describe('probes', () => {
     it('raw keeps the planted fact verbatim', async () => {
-      const result = await run(plantedScenario(), raw, 100_000);
+      const result = await run(plantedScenario(), rawStrategy, 100_000);
       expect(result.probes).toEqual([{ probeId: 'budget', step: 3, answer: FACT, how: 'verbatim', file: undefined }]);
       expect(result.summary.probes).toEqual({ total: 1, verbatim: 1, summary: 0, recoverable: 0, lost: 0 });
     });
@@ -69,13 +69,13 @@ describe('run metrics', () => {
     it('masking that masks the planting output loses it', async () => {
       const scenario = plantedScenario();
       const full = o200k.countContext(scenario.messages.slice(0, 8));
-      const result = await run(scenario, masking, Math.ceil(full / 0.8));
+      const result = await run(scenario, maskingStrategy, Math.ceil(full / 0.8));
       expect(result.events.find((e) => e.kind === 'masked')?.messageId).toBe('m0003');
       expect(result.probes[0]!.how).toBe('lost');
     });
 
     it('a probe at a step the run never reaches is unreached, and counts as lost', async () => {
-      const result = await run(plantedScenario(), raw, 400);
+      const result = await run(plantedScenario(), rawStrategy, 400);
       expect(result.summary.status).toBe('overflow');
       expect(result.probes[0]!.how).toBe('unreached');
       expect(result.summary.probes.lost).toBe(1);
@@ -84,7 +84,7 @@ describe('run metrics', () => {
 
   describe('probes asked (live runs)', () => {
     it('asks the question on top of the context sent, passes on a reply that holds the fact, and bills none of it', async () => {
-      const [plain, asked] = [await run(plantedScenario(), raw, 100_000), await asking(plantedScenario(), raw, 100_000)];
+      const [plain, asked] = [await run(plantedScenario(), rawStrategy, 100_000), await asking(plantedScenario(), rawStrategy, 100_000)];
       expect(asked.probes).toEqual([{ probeId: 'budget', step: 3, answer: FACT, how: 'verbatim', reply: expect.stringContaining(FACT), answered: true }]);
       expect(asked.summary.probes).toEqual({ total: 1, verbatim: 1, summary: 0, recoverable: 0, lost: 0, answered: 1 });
       const probeSteps = asked.steps.filter((s) => s.purpose === 'probe');
@@ -97,27 +97,27 @@ describe('run metrics', () => {
 
     it('a fact masked out of the context is not answered', async () => {
       const scenario = plantedScenario();
-      const result = await asking(scenario, masking, Math.ceil(o200k.countContext(scenario.messages.slice(0, 8)) / 0.8));
+      const result = await asking(scenario, maskingStrategy, Math.ceil(o200k.countContext(scenario.messages.slice(0, 8)) / 0.8));
       expect(result.probes[0]).toMatchObject({ how: 'lost', answered: false });
       expect(result.probes[0]!.reply).not.toContain('7341');
       expect(result.summary.probes.answered).toBe(0);
     });
 
     it('a probe the run never reaches is not answered', async () => {
-      const result = await asking(plantedScenario(), raw, 400);
+      const result = await asking(plantedScenario(), rawStrategy, 400);
       expect(result.probes[0]).toMatchObject({ how: 'unreached', answered: false });
     });
 
     it('a question that no longer fits the window goes unanswered, with a warning', async () => {
       const scenario = plantedScenario();
-      const result = await asking(scenario, raw, o200k.countContext(scenario.messages.slice(0, 8)));
+      const result = await asking(scenario, rawStrategy, o200k.countContext(scenario.messages.slice(0, 8)));
       expect(result.summary.status).toBe('completed');
       expect(result.probes[0]).toMatchObject({ how: 'verbatim', reply: '', answered: false });
       expect(result.events.find((e) => e.kind === 'warning')?.detail).toMatch(/^probe budget: the question does not fit the window/);
     });
 
     it('a backend that fails the question ends the run with status error, as for any request', async () => {
-      const result = await asking(plantedScenario(), raw, 100_000, { backend: createMockBackend(o200k, { failPurposes: ['probe'] }) });
+      const result = await asking(plantedScenario(), rawStrategy, 100_000, { backend: createMockBackend(o200k, { failPurposes: ['probe'] }) });
       expect(result.summary).toMatchObject({ status: 'error', failedStep: 3, failure: 'mock: probe budget: mock: injected failure of the probe request' });
     });
   });
@@ -125,9 +125,9 @@ describe('run metrics', () => {
   describe('reference recall', () => {
     it('counts the facts the last turn uses that were first seen in a tool output', async () => {
       // "retry_budget_ms" and "7341": both first shown by the config read, both used by the last turn.
-      expect((await run(plantedScenario(), raw, 100_000)).summary.referenceRecall).toEqual({ present: 2, total: 2 });
+      expect((await run(plantedScenario(), rawStrategy, 100_000)).summary.referenceRecall).toEqual({ present: 2, total: 2 });
       const scenario = plantedScenario();
-      const masked = await run(scenario, masking, Math.ceil(o200k.countContext(scenario.messages.slice(0, 8)) / 0.8));
+      const masked = await run(scenario, maskingStrategy, Math.ceil(o200k.countContext(scenario.messages.slice(0, 8)) / 0.8));
       expect(masked.summary.referenceRecall).toEqual({ present: 0, total: 2 });
     });
   });
@@ -136,7 +136,7 @@ describe('run metrics', () => {
     it('cached input is the previous request of the session, message for message, when nothing was edited', async () => {
       const scenario = plantedScenario();
       const chars = counterFrom('chars4', (t) => Math.ceil(t.length / 4));
-      const result = await run(scenario, raw, 100_000, chars);
+      const result = await run(scenario, rawStrategy, 100_000, chars);
       // Step k resends step k-1's whole context: its tokens minus the reply priming are cached.
       const expected = result.steps.slice(0, -1).reduce((sum, s) => sum + s.promptTokens - PER_CONTEXT_TOKENS, 0);
       expect(result.summary.cachedInputTokens).toBe(expected);
@@ -148,8 +148,8 @@ describe('run metrics', () => {
     it('a calibrated counter scales what the run records', async () => {
       const scenario = plantedScenario();
       const chars = counterFrom('chars4', (t) => Math.ceil(t.length / 4));
-      const base = await run(scenario, raw, 100_000, chars);
-      const scaled = await run(scenario, raw, 100_000, scaledCounter(chars, 2));
+      const base = await run(scenario, rawStrategy, 100_000, chars);
+      const scaled = await run(scenario, rawStrategy, 100_000, scaledCounter(chars, 2));
       base.steps.forEach((s, i) => expect(scaled.steps[i]!.promptTokens).toBe(2 * (s.promptTokens - PER_CONTEXT_TOKENS) + PER_CONTEXT_TOKENS));
     });
   });

@@ -4,9 +4,9 @@ import { checkOrder, checkPairing } from '../core/pairing.js';
 import { createTokenCounter, type TokenCounter } from '../core/tokens.js';
 import { createMockBackend } from '../llm/mock.js';
 import type { Backend } from '../core/backend.js';
-import { masking } from '../strategies/masking.js';
+import { maskingStrategy } from '../strategies/masking.js';
 import { defaultParams, type Params } from '../core/params.js';
-import { raw } from '../strategies/raw.js';
+import { rawStrategy } from '../strategies/raw.js';
 import type { StrategyDefinition } from '../core/strategy.js';
 import { scenarioOf, sweScenarioMessages } from '../../test/helpers/history.js';
 import { replayScenario } from './replay.js';
@@ -37,7 +37,7 @@ describe('replayScenario', () => {
     it('sends the whole recorded history and overflows at the first step that exceeds the window', async () => {
       const s = scenario();
       const { backend, contexts } = spy();
-      const run = await replay(s, raw, 8000, backend);
+      const run = await replay(s, rawStrategy, 8000, backend);
       expect(run.summary.status).toBe('overflow');
       const failed = run.summary.failedStep!;
       expect(run.steps.at(-1)!.promptTokens).toBeGreaterThan(8000);
@@ -52,7 +52,7 @@ describe('replayScenario', () => {
 
     it('completes with a window that fits, and counts each context with the tokenizer', async () => {
       const { backend, contexts } = spy();
-      const run = await replay(scenario(), raw, 1_000_000, backend);
+      const run = await replay(scenario(), rawStrategy, 1_000_000, backend);
       expect(run.summary).toMatchObject({ status: 'completed', steps: 31, totalSteps: 31, sessions: 1, restarts: 0 });
       run.steps.forEach((step, i) => expect(step.promptTokens).toBe(counter.countContext(contexts[i]!)));
       expect(run.summary.peakContextTokens).toBe(Math.max(...run.steps.map((step) => step.promptTokens)));
@@ -63,7 +63,7 @@ describe('replayScenario', () => {
     it('survives the window raw overflows, and every context it sent is well-paired and in order', async () => {
       const s = scenario();
       const { backend, contexts } = spy();
-      const run = await replay(s, masking, 8000, backend);
+      const run = await replay(s, maskingStrategy, 8000, backend);
       expect(run.summary.status).toBe('completed');
       expect(run.summary.peakContextPct).toBeLessThanOrEqual(1);
       expect(run.events.some((e) => e.kind === 'masked')).toBe(true);
@@ -74,10 +74,10 @@ describe('replayScenario', () => {
     });
 
     it('restarts sessions when masking cannot keep up, and records them', async () => {
-      // Long reasoning turns: masking outputs alone cannot keep the context under the hard threshold.
+      // Long reasoning turns: maskingStrategy outputs alone cannot keep the context under the hard threshold.
       const s = scenarioOf(sweScenarioMessages(40, 400, 1200));
       const { backend, contexts } = spy();
-      const run = await replay(s, masking, 2500, backend, { ...defaultParams(masking.params), carryoverTurns: 2 });
+      const run = await replay(s, maskingStrategy, 2500, backend, { ...defaultParams(maskingStrategy.params), carryoverTurns: 2 });
       expect(run.summary.status).toBe('completed');
       expect(run.summary.restarts).toBeGreaterThan(0);
       expect(run.summary.sessions).toBe(run.summary.restarts + 1);
@@ -88,7 +88,7 @@ describe('replayScenario', () => {
 
     it('stops the run when max_restarts is reached', async () => {
       const s = scenarioOf(sweScenarioMessages(40, 400, 1200));
-      const run = await replay(s, masking, 2500, spy().backend, { ...defaultParams(masking.params), maxRestarts: 0 });
+      const run = await replay(s, maskingStrategy, 2500, spy().backend, { ...defaultParams(maskingStrategy.params), maxRestarts: 0 });
       expect(run.summary.status).toBe('stopped');
       expect(run.summary.failure).toBe('max_restarts (0) reached');
       expect(run.events.at(-1)!.kind).toBe('stopped');
@@ -103,14 +103,14 @@ describe('replayScenario', () => {
         name: 'flaky',
         complete: (request) => (++calls === 3 ? Promise.reject(new Error('cannot reach http://127.0.0.1:9 (connection refused)')) : mock.complete(request)),
       };
-      const run = await replay(scenario(), raw, 1_000_000, flaky);
+      const run = await replay(scenario(), rawStrategy, 1_000_000, flaky);
       expect(run.summary).toMatchObject({ status: 'error', failedStep: 2, steps: 2, failure: 'flaky: cannot reach http://127.0.0.1:9 (connection refused)' });
       expect(run.events.at(-1)).toMatchObject({ kind: 'error', step: 2 });
     });
 
     it('fails a run whose strategy breaks pairing, naming the violation', async () => {
       const dropsResults: StrategyDefinition = {
-        ...raw,
+        ...rawStrategy,
         name: 'drops-results',
         create: () => ({ beforeRequest: ({ messages }) => ({ messages: messages.filter((m) => m.role !== 'tool') }) }),
       };
@@ -124,7 +124,7 @@ describe('replayScenario', () => {
       const messages = sweScenarioMessages(5, 200).map((m) =>
         m.role === 'assistant' ? { ...m, usage: { promptTokens: 1000 } } : m,
       );
-      const run = await replay(scenarioOf(messages), raw, 1_000_000, spy().backend);
+      const run = await replay(scenarioOf(messages), rawStrategy, 1_000_000, spy().backend);
       const c = run.summary.usageComparison!;
       expect(c.comparedSteps).toBe(6);
       const expected = run.steps.map((step) => (step.promptTokens - 1000) / 1000);

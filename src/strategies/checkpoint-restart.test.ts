@@ -13,13 +13,13 @@ import {
   CHECKPOINT_REQUEST_PROMPT,
   CHECKPOINT_SECTIONS,
   MINIMAL_CONTINUATION_PROMPT,
-  checkpointRestart,
+  checkpointRestartStrategy,
   continuationPrompt,
   extractCheckpoint,
   pressureRatio,
 } from './checkpoint-restart.js';
-import { type Params, parseAssignment, resolveParams } from '../core/params.js';
-import { AuxiliaryCallError, type AuxiliaryLlm, type AuxiliaryRequest, type StrategyInput, type StrategyRun } from '../core/strategy.js';
+import { type Params } from '../core/params.js';
+import { AuxiliaryCallError, type AuxiliaryLlm, type AuxiliaryRequest, resolveStrategyParams, type StrategyInput, type StrategyRun } from '../core/strategy.js';
 import { round, scenarioOf, sweScenarioMessages, sys, user } from '../../test/helpers/history.js';
 import { strategyInput } from '../../test/helpers/strategy-input.js';
 
@@ -37,7 +37,7 @@ const TAGGED_ANSWER = '<checkpoint>\n## Goal\nFix parse() in src/app.py\n## Rema
 const REAL_SCENARIO = 'scenarios/mini-swe-agent-gemini3pro/django__django-13344.json';
 const SPIKE_SCENARIO = 'scenarios/mini-swe-agent-gemini3pro/astropy__astropy-13398.json';
 
-const params = (...assignments: string[]): Params => resolveParams([checkpointRestart], assignments.map(parseAssignment)).get('checkpoint-restart')!;
+const params = (...assignments: string[]) => resolveStrategyParams(checkpointRestartStrategy, assignments);
 
 /** An auxiliary LLM that answers every request with `text`, and keeps the requests it got. */
 function answering(text: string): { llm: AuxiliaryLlm; requests: AuxiliaryRequest[] } {
@@ -77,7 +77,7 @@ function spy(options: MockOptions = {}): { backend: Backend; sent: { purpose: st
 }
 
 const replay = (scenario: Scenario, window: number, backend: Backend, p: Params = params()) =>
-  replayScenario({ scenario, sourceFormat: 'ctxbench', strategy: checkpointRestart, params: p, backend, counter, model: 'gpt-4o', window, batchId: 'b1' });
+  replayScenario({ scenario, sourceFormat: 'ctxbench', strategy: checkpointRestartStrategy, params: p, backend, counter, model: 'gpt-4o', window, batchId: 'b1' });
 
 /** The first agent request of a restarted session: the system prompt and the strategy's prompt. */
 const isSessionOpening = ({ purpose, messages }: { purpose: string; messages: readonly Message[] }): boolean =>
@@ -131,14 +131,14 @@ describe('checkpoint-restart', () => {
       [0.9, true],
       [0.91, true],
     ])('at %s of the window restarts: %s', async (fraction, restarts) => {
-      const run = checkpointRestart.create(params());
+      const run = checkpointRestartStrategy.create(params());
       respond(run, session(), at(fraction));
       const result = await plan(run, session(), { llm: answering(TAGGED_ANSWER).llm });
       expect(result.newSession).toBe(restarts);
     });
 
     it('never sums results across steps: two results at 50% do not restart', async () => {
-      const run = checkpointRestart.create(params());
+      const run = checkpointRestartStrategy.create(params());
       respond(run, session(), at(0.5));
       await plan(run, session());
       respond(run, session(), at(0.5));
@@ -152,7 +152,7 @@ describe('checkpoint-restart', () => {
       const usage = { promptTokens: last.promptTokens, completionTokens: 10 };
       const window = Math.ceil(counter.countContext(big) / 0.95); // the appended output alone crosses 90%
       const decide = async (measure: string) => {
-        const run = checkpointRestart.create(params(`measure=${measure}`));
+        const run = checkpointRestartStrategy.create(params(`measure=${measure}`));
         respond(run, history, usage, window);
         return plan(run, big, { last, llm: answering(TAGGED_ANSWER).llm }, window);
       };
@@ -165,7 +165,7 @@ describe('checkpoint-restart', () => {
     it('asks the current session for a checkpoint, then starts a fresh session from the continuation prompt', async () => {
       const history = session();
       const { llm, requests } = answering(TAGGED_ANSWER);
-      const run = checkpointRestart.create(params());
+      const run = checkpointRestartStrategy.create(params());
       respond(run, history, at(0.92));
       const result = await plan(run, history, { llm, step: 7 });
 
@@ -192,7 +192,7 @@ describe('checkpoint-restart', () => {
       const [call] = round('bash', 'never run');
       const trailing = [...answered, call!]; // the call, without its result
       const { llm, requests } = answering(TAGGED_ANSWER);
-      const run = checkpointRestart.create(params());
+      const run = checkpointRestartStrategy.create(params());
       respond(run, trailing, at(0.95));
       await plan(run, trailing, { llm });
       expect(requests[0]!.messages.slice(0, -1)).toEqual(answered);
@@ -200,7 +200,7 @@ describe('checkpoint-restart', () => {
     });
 
     it('counts continuations across back-to-back restarts, and waits for a new result before the next', async () => {
-      const run = checkpointRestart.create(params());
+      const run = checkpointRestartStrategy.create(params());
       const { llm, requests } = answering(TAGGED_ANSWER);
       const details: string[] = [];
       for (let i = 0; i < 3; i++) {
@@ -215,7 +215,7 @@ describe('checkpoint-restart', () => {
 
     it('starts the fresh session with the continuation prompt alone when there is no system prompt', async () => {
       const history = session().slice(1);
-      const run = checkpointRestart.create(params());
+      const run = checkpointRestartStrategy.create(params());
       respond(run, history, at(0.95));
       const result = await plan(run, history, { llm: answering(TAGGED_ANSWER).llm, systemPrompt: undefined });
       expect(result.messages.map((m) => m.role)).toEqual(['user']);
@@ -224,7 +224,7 @@ describe('checkpoint-restart', () => {
 
   describe('fallbacks (seed 003 Risks and Edge Cases)', () => {
     it.each(['overflow', 'backend', 'tool_call', 'empty'] as const)('restarts with the minimal prompt when the checkpoint request fails (%s)', async (reason) => {
-      const run = checkpointRestart.create(params());
+      const run = checkpointRestartStrategy.create(params());
       respond(run, session(), at(0.95));
       const result = await plan(run, session(), { llm: failing(reason) });
       expect(result.newSession).toBe(true);
@@ -238,7 +238,7 @@ describe('checkpoint-restart', () => {
         ['## Goal\nFix parse()\n## Remaining Tasks\n1. test', '## Goal\nFix parse()\n## Remaining Tasks\n1. test'],
         [`\`\`\`xml\n${TAGGED_ANSWER}\n\`\`\``, extractCheckpoint(TAGGED_ANSWER)],
       ] as const) {
-        const run = checkpointRestart.create(params());
+        const run = checkpointRestartStrategy.create(params());
         respond(run, session(), at(0.95));
         const result = await plan(run, session(), { llm: answering(answer).llm });
         expect(result.messages[1]!.content).toBe(continuationPrompt(state));
@@ -246,7 +246,7 @@ describe('checkpoint-restart', () => {
     });
 
     it('lets an error that is not an auxiliary-call failure through (a bug, not a fallback)', async () => {
-      const run = checkpointRestart.create(params());
+      const run = checkpointRestartStrategy.create(params());
       respond(run, session(), at(0.95));
       await expect(plan(run, session(), { llm: () => Promise.reject(new TypeError('bug')) })).rejects.toThrow('bug');
     });
@@ -255,7 +255,7 @@ describe('checkpoint-restart', () => {
   describe('missing usage (seed 003 Task 2)', () => {
     it('warns once and disables tracking for the session, which goes on', async () => {
       const history = session();
-      const run = checkpointRestart.create(params());
+      const run = checkpointRestartStrategy.create(params());
       const { llm, requests } = answering(TAGGED_ANSWER);
       respond(run, history, { completionTokens: 10 });
       const first = await plan(run, history, { llm });
@@ -362,7 +362,7 @@ describe('checkpoint-restart', () => {
   describe('parameters', () => {
     it('has the seed defaults', () => {
       expect(params()).toEqual({ restartThreshold: 0.9, measure: 'result' });
-      expect(checkpointRestart.thresholds(params())).toEqual([{ label: 'checkpoint + restart', fraction: 0.9 }]);
+      expect(checkpointRestartStrategy.thresholds(params())).toEqual([{ label: 'checkpoint + restart', fraction: 0.9 }]);
     });
     it('rejects out-of-range values, naming the flag', () => {
       expect(() => params('restartThreshold=1.1')).toThrow('--param restartThreshold=1.1: checkpoint-restart.restartThreshold must be a fraction in (0, 1]');

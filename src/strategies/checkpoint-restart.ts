@@ -27,25 +27,13 @@
  * - the seed's code sets a -1 sentinel that nothing reads, so its next result with usage would
  *   resume tracking silently: here tracking stays off for the session, as the seed's text says.
  */
-import { hasToolCalls, strategyOrigin, userMessage, type Message, type UserMessage } from '../core/messages.js';
 import type { Usage } from '../core/backend.js';
-import type { Params } from '../core/params.js';
+import { withoutPendingCalls } from '../core/cut-points.js';
+import { strategyOrigin, userMessage, type UserMessage } from '../core/messages.js';
+import { AuxiliaryCallError, defineStrategy, type RequestPlan, type ResponseInput, type StrategyEvent, type StrategyInput } from '../core/strategy.js';
 import { measurePressure } from './parts/pressure.js';
-import {
-  AuxiliaryCallError,
-  type RequestPlan,
-  type ResponseInput,
-  type StrategyDefinition,
-  type StrategyEvent,
-  type StrategyInput,
-} from '../core/strategy.js';
 
 const NAME = 'checkpoint-restart';
-
-export interface CheckpointRestartParams {
-  readonly restartThreshold: number;
-  readonly measure: 'result' | 'projected';
-}
 
 /** The checkpoint template's sections, in the order the prompt lists them. */
 export const CHECKPOINT_SECTIONS = ['Goal', 'Completed Work', 'Remaining Tasks', 'Do Not Redo', 'Key Decisions'] as const;
@@ -110,43 +98,31 @@ export function pressureRatio(usage: Usage, window: number): number {
   return ((usage.promptTokens ?? 0) + (usage.completionTokens ?? 0)) / window;
 }
 
-/**
- * The session up to its last answered call: a trailing assistant whose calls have no results yet
- * cannot precede the checkpoint prompt (pairing applies to auxiliary requests too).
- */
-function answeredSession(messages: readonly Message[]): readonly Message[] {
-  const lastMessage = messages.at(-1);
-  return lastMessage && hasToolCalls(lastMessage) ? messages.slice(0, -1) : messages;
-}
-
 interface Checkpoint {
   /** The new session's first user message. */
   readonly prompt: UserMessage;
   readonly events: StrategyEvent[];
 }
 
-export const checkpointRestart: StrategyDefinition = {
+export const checkpointRestartStrategy = defineStrategy({
   name: NAME,
   seed: '003',
   summary: 'Seed 003: at 90% ask the agent for a <checkpoint>, then start a fresh session from the continuation prompt.',
-  params: [
-    {
-      name: 'restartThreshold',
+  params: {
+    restartThreshold: {
       kind: 'fraction',
       default: 0.9,
       description: 'Checkpoint and restart when the context reaches this share of the window (seed: 0.90).',
     },
-    {
-      name: 'measure',
+    measure: {
       kind: 'choice',
       default: 'result',
       values: ['result', 'projected'],
       description: "Context size: the latest result's input + output tokens (seed), or the next request's (last prompt tokens plus what was appended since).",
     },
-  ],
-  thresholds: (p) => [{ label: 'checkpoint + restart', fraction: p['restartThreshold'] as number }],
-  create(params: Params) {
-    const p = params as unknown as CheckpointRestartParams;
+  },
+  thresholds: (p) => [{ label: 'checkpoint + restart', fraction: p.restartThreshold }],
+  create(p) {
     let continuations = 0;
     let latest: Usage | undefined; // usage of the session's latest result, while tracking is on
     // Seed: sentinel -1, for the session. Only tracking restarts a session, so it lasts the run.
@@ -168,7 +144,9 @@ export const checkpointRestart: StrategyDefinition = {
         userMessage({ id: `${NAME}:continuation:${session}`, content, origin: strategyOrigin(NAME, action) });
       try {
         const answer = await input.llm({
-          messages: [...answeredSession(input.messages), request],
+          // A trailing assistant whose calls have no results yet cannot precede the checkpoint prompt
+          // (pairing applies to auxiliary requests too).
+          messages: [...withoutPendingCalls(input.messages), request],
           purpose: 'checkpoint',
           expect: { sections: CHECKPOINT_SECTIONS, wrap: 'checkpoint' },
         });
@@ -226,4 +204,4 @@ export const checkpointRestart: StrategyDefinition = {
       },
     };
   },
-};
+});

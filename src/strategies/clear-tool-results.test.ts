@@ -7,9 +7,9 @@ import { loadScenario } from '../scenarios/load.js';
 import type { Scenario } from '../scenarios/scenario.js';
 import { CLEARED_PLACEHOLDER, clearToolResults, clearToolResultsStrategy, lineCount, linesOmitted, toolNames } from './clear-tool-results.js';
 import { select } from './index.js';
-import { defaultParams, describeRange, type Params, parseAssignment, resolveParams } from '../core/params.js';
+import { defaultParams, describeRange, paramEntries, type Params, parseAssignment, resolveParams } from '../core/params.js';
 import { PRESETS } from './presets.js';
-import type { StrategyInput, StrategyRun } from '../core/strategy.js';
+import { resolveStrategyParams, type StrategyInput, type StrategyParams, type StrategyRun } from '../core/strategy.js';
 import { parallel, round, scenarioOf, sweScenarioMessages, sys, user } from '../../test/helpers/history.js';
 import { recordedReplay } from '../../test/helpers/replay.js';
 import { strategyInput } from '../../test/helpers/strategy-input.js';
@@ -22,9 +22,9 @@ beforeAll(async () => {
 const REAL_SCENARIO = 'scenarios/openhands-codeact-sonnet35/django__django-10880.json';
 const NAME = 'clear-tool-results';
 
-const params = (...assignments: string[]) => resolveParams([clearToolResultsStrategy], assignments.map(parseAssignment)).get(NAME)!;
+const params = (...assignments: string[]) => resolveStrategyParams(clearToolResultsStrategy, assignments);
 const presetParams = (name: string, ...assignments: string[]) =>
-  resolveParams([{ name, aliases: [NAME], params: clearToolResultsStrategy.params, base: PRESETS[name]!.params }], assignments.map(parseAssignment)).get(name)!;
+  resolveParams([{ name, aliases: [NAME], params: clearToolResultsStrategy.params, base: PRESETS[name]!.params }], assignments.map(parseAssignment)).get(name)! as StrategyParams<typeof clearToolResultsStrategy>;
 const input = (messages: readonly Message[], extra: Partial<StrategyInput> = {}): StrategyInput => strategyInput(counter, messages, 1_000_000, extra);
 
 async function plan(run: StrategyRun, i: StrategyInput) {
@@ -180,7 +180,7 @@ describe('clear-tool-results', () => {
       for (const name of ['jetbrains-masking', 'anthropic-clear-tool-uses']) {
         const [selection] = select([], [name]);
         expect(selection!.strategy).toBe(clearToolResultsStrategy);
-        const known = clearToolResultsStrategy.params.map((s) => s.name);
+        const known = Object.keys(clearToolResultsStrategy.params);
         expect(Object.keys(PRESETS[name]!.params).every((k) => known.includes(k))).toBe(true);
       }
     });
@@ -215,7 +215,7 @@ describe('clear-tool-results', () => {
 
   describe('parameters', () => {
     it('documents every range, the tool list included', () => {
-      expect(clearToolResultsStrategy.params.map((s) => `${s.name}: ${describeRange(s)}`)).toEqual([
+      expect(paramEntries(clearToolResultsStrategy.params).map((s) => `${s.name}: ${describeRange(s)}`)).toEqual([
         'triggerTokens: an integer in [0, 10000000]',
         'keep: an integer in [0, 10000]',
         'clearAtLeast: an integer in [0, 10000000]',

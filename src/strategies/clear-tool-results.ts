@@ -15,25 +15,16 @@
  * Difference from the field, on purpose: the results of the latest assistant turn are never cleared,
  * whatever `keep` says, since the model has not seen them yet (as in `masking`).
  */
+import { unseenFrom } from '../core/cut-points.js';
 import { strategyOrigin, withContent, type Message } from '../core/messages.js';
+import { defineStrategy, type StrategyEvent } from '../core/strategy.js';
 import type { TokenCounter } from '../core/tokens.js';
-import type { Params } from '../core/params.js';
 import { withToolArguments } from './parts/message-edits.js';
 import { measurePressure } from './parts/pressure.js';
-import type { StrategyDefinition, StrategyEvent } from '../core/strategy.js';
 
 const NAME = 'clear-tool-results';
 
 export type PlaceholderStyle = 'cleared' | 'lines-omitted';
-
-export interface ClearToolResultsParams {
-  readonly triggerTokens: number;
-  readonly keep: number;
-  readonly clearAtLeast: number;
-  readonly excludeTools: string;
-  readonly clearToolInputs: boolean;
-  readonly placeholder: PlaceholderStyle;
-}
 
 /** LangChain's DEFAULT_TOOL_PLACEHOLDER for Anthropic-style clearing. */
 export const CLEARED_PLACEHOLDER = '[cleared]';
@@ -83,12 +74,6 @@ export interface ClearOutcome {
 /** Tool results replaced by this module carry this action; they are never cleared twice. */
 export const CLEARED_ACTION = 'cleared';
 const isCleared = (m: Message): boolean => m.origin.source === 'strategy' && m.origin.action === CLEARED_ACTION;
-
-/** Index after the last assistant message: results from there on have not been seen by the model. */
-function unseenFrom(messages: readonly Message[]): number {
-  for (let i = messages.length - 1; i >= 0; i--) if (messages[i]!.role === 'assistant') return i + 1;
-  return messages.length;
-}
 
 /** Indices of the tool results to clear: all but the last `keep`, unseen ones, excluded tools and already-cleared ones. */
 function clearable(messages: readonly Message[], options: ClearOptions): number[] {
@@ -144,21 +129,19 @@ export function clearToolResults(messages: readonly Message[], counter: TokenCou
 /** Tool names: letters, digits, `_ . : -`, comma-separated. */
 const TOOL_LIST = /^[\w.:\-, ]*$/;
 
-export const clearToolResultsStrategy: StrategyDefinition = {
+export const clearToolResultsStrategy = defineStrategy({
   name: NAME,
   summary: "Anthropic's clear_tool_uses: above a token trigger, replace all but the last N tool results with a placeholder.",
-  params: [
-    { name: 'triggerTokens', kind: 'integer', default: 100_000, min: 0, max: 10_000_000, description: 'Clear when the context exceeds this many tokens (Anthropic: 100,000 input tokens); 0 = on every request.' },
-    { name: 'keep', kind: 'integer', default: 3, min: 0, max: 10_000, description: 'Most recent tool results kept intact (Anthropic: 3 tool uses).' },
-    { name: 'clearAtLeast', kind: 'integer', default: 0, min: 0, max: 10_000_000, description: 'Clear only if at least this many tokens would be freed, else leave the context alone (Anthropic clear_at_least; default none).' },
-    { name: 'excludeTools', kind: 'text', default: '', pattern: TOOL_LIST, format: 'a comma-separated list of tool names', description: 'Tools whose results are never cleared (Anthropic exclude_tools).' },
-    { name: 'clearToolInputs', kind: 'boolean', default: false, description: 'Also replace the arguments of the cleared calls with {} (Anthropic clear_tool_inputs).' },
-    { name: 'placeholder', kind: 'choice', default: 'cleared', values: ['cleared', 'lines-omitted'], description: '"[cleared]" (Anthropic, LangChain) or "Old environment output: (K lines omitted)" (JetBrains Complexity Trap).' },
-  ],
+  params: {
+    triggerTokens: { kind: 'integer', default: 100_000, min: 0, max: 10_000_000, description: 'Clear when the context exceeds this many tokens (Anthropic: 100,000 input tokens); 0 = on every request.' },
+    keep: { kind: 'integer', default: 3, min: 0, max: 10_000, description: 'Most recent tool results kept intact (Anthropic: 3 tool uses).' },
+    clearAtLeast: { kind: 'integer', default: 0, min: 0, max: 10_000_000, description: 'Clear only if at least this many tokens would be freed, else leave the context alone (Anthropic clear_at_least; default none).' },
+    excludeTools: { kind: 'text', default: '', pattern: TOOL_LIST, format: 'a comma-separated list of tool names', description: 'Tools whose results are never cleared (Anthropic exclude_tools).' },
+    clearToolInputs: { kind: 'boolean', default: false, description: 'Also replace the arguments of the cleared calls with {} (Anthropic clear_tool_inputs).' },
+    placeholder: { kind: 'choice', default: 'cleared', values: ['cleared', 'lines-omitted'], description: '"[cleared]" (Anthropic, LangChain) or "Old environment output: (K lines omitted)" (JetBrains Complexity Trap).' },
+  },
   // The trigger is absolute tokens, not a share of the window: nothing to draw on a window-relative curve.
-  thresholds: () => [],
-  create(params: Params) {
-    const p = params as unknown as ClearToolResultsParams;
+  create(p) {
     const excludeTools = toolNames(p.excludeTools);
     return {
       beforeRequest(input) {
@@ -170,4 +153,4 @@ export const clearToolResultsStrategy: StrategyDefinition = {
       },
     };
   },
-};
+});

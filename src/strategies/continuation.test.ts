@@ -10,7 +10,7 @@ import { loadScenario } from '../scenarios/load.js';
 import type { Scenario } from '../scenarios/scenario.js';
 import {
   CONTINUATION_PROMPT,
-  continuation,
+  continuationStrategy,
   continuationInstruction,
   FALLBACK_SUMMARY,
   INITIAL_STATE,
@@ -21,8 +21,7 @@ import {
   type ConversationState,
   type MachineSettings,
 } from './continuation.js';
-import { parseAssignment, resolveParams } from '../core/params.js';
-import { AuxiliaryCallError, type ResponseInput } from '../core/strategy.js';
+import { AuxiliaryCallError, resolveStrategyParams, type ResponseInput } from '../core/strategy.js';
 import { round, scenarioOf, sweScenarioMessages, sys, user } from '../../test/helpers/history.js';
 import { recordedReplay } from '../../test/helpers/replay.js';
 import { recordingLlm, strategyInput } from '../../test/helpers/strategy-input.js';
@@ -36,7 +35,7 @@ beforeAll(async () => {
 // Fixtures
 // ---------------------------------------------------------------------------------------------------
 
-const params = (...assignments: string[]) => resolveParams([continuation], assignments.map(parseAssignment)).get('continuation')!;
+const params = (...assignments: string[]) => resolveStrategyParams(continuationStrategy, assignments);
 
 const WINDOW = 1000;
 const SUMMARY = '## Task\nfix parse() in src/app.py\n## Progress\n- read the file';
@@ -67,7 +66,7 @@ const conversation = (): Message[] => [sys('Be careful.'), user('Fix parse() in 
 const kinds = (events: readonly { kind: string }[] | undefined): string[] => (events ?? []).map((e) => e.kind);
 
 async function spyReplay(scenario: Scenario, window: number, assignments: string[] = [], mock: MockOptions = {}): Promise<{ run: RunResult; sent: (readonly Message[])[]; purposes: string[] }> {
-  const { run, requests } = await recordedReplay({ scenario, strategy: continuation, params: params(...assignments), counter, model: scenario.model.name, window, batchId: 'test', mock });
+  const { run, requests } = await recordedReplay({ scenario, strategy: continuationStrategy, params: params(...assignments), counter, model: scenario.model.name, window, batchId: 'test', mock });
   return { run, sent: requests.map((r) => r.messages), purposes: requests.map((r) => r.purpose) };
 }
 
@@ -134,7 +133,7 @@ describe('continuation', () => {
 
   describe('threshold check after every response', () => {
     it('carries on below the threshold: no plan, so the turn and its results are appended', async () => {
-      const run = continuation.create(params());
+      const run = continuationStrategy.create(params());
       const { llm, requests } = fakeLlm();
       expect(await run.afterResponse!(responseInput(conversation(), callingTurn('next', 'bash'), usageAt(0.5), { llm }))).toBeUndefined();
       expect(requests).toEqual([]);
@@ -142,14 +141,14 @@ describe('continuation', () => {
 
     it('counts input + output tokens of the response (seed check_continuation_threshold)', async () => {
       const sent = conversation();
-      const below = await continuation.create(params()).afterResponse!(responseInput(sent, reply('done'), { promptTokens: 880, completionTokens: 19 }, { llm: fakeLlm().llm }));
-      const at = await continuation.create(params()).afterResponse!(responseInput(sent, reply('done'), { promptTokens: 880, completionTokens: 20 }, { llm: fakeLlm().llm }));
+      const below = await continuationStrategy.create(params()).afterResponse!(responseInput(sent, reply('done'), { promptTokens: 880, completionTokens: 19 }, { llm: fakeLlm().llm }));
+      const at = await continuationStrategy.create(params()).afterResponse!(responseInput(sent, reply('done'), { promptTokens: 880, completionTokens: 20 }, { llm: fakeLlm().llm }));
       expect(below).toBeUndefined();
       expect(kinds(at?.events)).toContain('continuation');
     });
 
     it('uses the local counts, with one warning, when the backend reports no usage', async () => {
-      const run = continuation.create(params());
+      const run = continuationStrategy.create(params());
       const sent = conversation();
       await run.afterResponse!(responseInput(sent, reply('ok'), {}, { llm: fakeLlm().llm }));
       await run.afterResponse!(responseInput(sent, reply('ok'), {}, { llm: fakeLlm().llm }));
@@ -160,8 +159,8 @@ describe('continuation', () => {
 
     it('follows the window it is given (model-specific: the same usage triggers at 4k, not at 128k)', async () => {
       const usage = { promptTokens: 3700, completionTokens: 10 };
-      const small = await continuation.create(params()).afterResponse!(responseInput(conversation(), reply('ok'), usage, { window: 4096, llm: fakeLlm().llm }));
-      const large = await continuation.create(params()).afterResponse!(responseInput(conversation(), reply('ok'), usage, { window: 128_000, llm: fakeLlm().llm }));
+      const small = await continuationStrategy.create(params()).afterResponse!(responseInput(conversation(), reply('ok'), usage, { window: 4096, llm: fakeLlm().llm }));
+      const large = await continuationStrategy.create(params()).afterResponse!(responseInput(conversation(), reply('ok'), usage, { window: 128_000, llm: fakeLlm().llm }));
       expect(kinds(small?.events)).toContain('continuation');
       expect(large).toBeUndefined();
     });
@@ -172,7 +171,7 @@ describe('continuation', () => {
       const sent = conversation();
       const turn = callingTurn('I will run the tests and patch the file.', 'bash', 'apply_patch');
       const { llm, requests } = fakeLlm();
-      const plan = (await continuation.create(params()).afterResponse!(responseInput(sent, turn, usageAt(0.92), { llm })))!;
+      const plan = (await continuationStrategy.create(params()).afterResponse!(responseInput(sent, turn, usageAt(0.92), { llm })))!;
       const rejected = plan.events!.find((e) => e.kind === 'tools_rejected')!;
       expect(rejected).toMatchObject({ messageId: 'turn', detail: 'not run (92% of the 1000-token window): bash, apply_patch' });
       expect(plan.messages.some((m) => m.role === 'tool' && m.toolCallId.startsWith('call_x'))).toBe(false);
@@ -190,7 +189,7 @@ describe('continuation', () => {
       const sent = conversation();
       const turn = callingTurn('About to run three things.', 'bash', 'bash', 'read_file');
       const { llm, requests } = fakeLlm();
-      await continuation.create(params()).afterResponse!(responseInput(sent, turn, usageAt(0.95), { llm }));
+      await continuationStrategy.create(params()).afterResponse!(responseInput(sent, turn, usageAt(0.95), { llm }));
       const messages = requests[0]!.messages;
       expect(messages.slice(0, sent.length)).toEqual(sent);
       expect(messages[sent.length]).toMatchObject({ id: 'turn', role: 'assistant', content: turn.content, toolCalls: [] });
@@ -202,7 +201,7 @@ describe('continuation', () => {
     it('drops a response that was only tool calls from the summary request', async () => {
       const sent = conversation();
       const { llm, requests } = fakeLlm();
-      await continuation.create(params()).afterResponse!(responseInput(sent, callingTurn('', 'bash'), usageAt(0.95), { llm }));
+      await continuationStrategy.create(params()).afterResponse!(responseInput(sent, callingTurn('', 'bash'), usageAt(0.95), { llm }));
       expect(requests[0]!.messages.map((m) => m.id)).toEqual([...sent.map((m) => m.id), 'continuation:prompt:0']);
     });
 
@@ -216,7 +215,7 @@ describe('continuation', () => {
   describe('continuation message and the new conversation (seedNewConversation=true, default)', () => {
     it('starts a new session of [system prompt, continuation message] that continues conversation N', async () => {
       const sent = conversation();
-      const plan = (await continuation.create(params()).afterResponse!(responseInput(sent, callingTurn('x', 'bash'), usageAt(0.91), { llm: fakeLlm().llm, session: 3, step: 17 })))!;
+      const plan = (await continuationStrategy.create(params()).afterResponse!(responseInput(sent, callingTurn('x', 'bash'), usageAt(0.91), { llm: fakeLlm().llm, session: 3, step: 17 })))!;
       expect(plan.newSession).toBe(true);
       expect(plan.stop).toBeUndefined();
       expect(plan.messages[0]).toBe(sent[0]);
@@ -229,7 +228,7 @@ describe('continuation', () => {
     });
 
     it('gives the new conversation its own machine: it warns and continues again', async () => {
-      const run = continuation.create(params());
+      const run = continuationStrategy.create(params());
       await run.afterResponse!(responseInput(conversation(), reply('a'), usageAt(0.95), { llm: fakeLlm().llm }));
       await run.afterResponse!(responseInput(conversation(), reply('b'), usageAt(0.85), { llm: fakeLlm().llm, session: 2, step: 1 }));
       expect(kinds((await run.beforeRequest(strategyInput(counter, conversation(), WINDOW, { step: 2 }))).events)).toEqual(['warned']);
@@ -240,7 +239,7 @@ describe('continuation', () => {
 
   describe('ContextExhausted (seedNewConversation=false)', () => {
     it('stores the summary as a continuation message and rejects the next request with a clear error', async () => {
-      const run = continuation.create(params('seedNewConversation=false'));
+      const run = continuationStrategy.create(params('seedNewConversation=false'));
       const sent = conversation();
       const plan = (await run.afterResponse!(responseInput(sent, callingTurn('Will patch.', 'apply_patch'), usageAt(0.93), { llm: fakeLlm().llm, step: 5 })))!;
       expect(plan.newSession).toBeUndefined();
@@ -272,7 +271,7 @@ describe('continuation', () => {
   describe('fallback summary', () => {
     it('uses the seed fallback text when the summary request fails, and says so', async () => {
       const failure = new AuxiliaryCallError('backend', 'mock: injected failure');
-      const plan = (await continuation.create(params()).afterResponse!(responseInput(conversation(), reply('ok'), usageAt(0.95), { llm: fakeLlm(failure).llm })))!;
+      const plan = (await continuationStrategy.create(params()).afterResponse!(responseInput(conversation(), reply('ok'), usageAt(0.95), { llm: fakeLlm(failure).llm })))!;
       expect(plan.newSession).toBe(true);
       expect(plan.messages[1]!.content).toBe(seedText(1, FALLBACK_SUMMARY));
       expect(plan.events!.map((e) => [e.kind, e.detail])).toEqual([
@@ -283,7 +282,7 @@ describe('continuation', () => {
     });
 
     it('lets an error that is not an auxiliary-call failure (a bug) through', async () => {
-      const run = continuation.create(params());
+      const run = continuationStrategy.create(params());
       await expect(run.afterResponse!(responseInput(conversation(), reply('ok'), usageAt(0.95), { llm: fakeLlm(new TypeError('bug')).llm }))).rejects.toThrow('bug');
     });
 
@@ -317,7 +316,7 @@ describe('continuation', () => {
 
   describe('warning at 80%', () => {
     it('records warned once per conversation, at the request after the response that crossed it', async () => {
-      const run = continuation.create(params());
+      const run = continuationStrategy.create(params());
       for (const step of [0, 1, 2]) await run.afterResponse!(responseInput(conversation(), reply('ok'), usageAt(0.82 + step / 100), { step }));
       const next = await run.beforeRequest(strategyInput(counter, conversation(), WINDOW, { step: 3 }));
       expect(next.events).toEqual([{ kind: 'warned', detail: 'context at 82% of the 1000-token window after step 0 (warning at 80%)', tokensBefore: 820 }]);
@@ -343,15 +342,15 @@ describe('continuation', () => {
     it('is identical at the hook level too: same plan for the same response', async () => {
       const sent = conversation();
       const input = () => responseInput(sent, callingTurn('x', 'bash'), usageAt(0.4), { llm: fakeLlm().llm, step: 3 });
-      const byManual = (await continuation.create(params('manualTriggerAtStep=3')).afterResponse!(input()))!;
-      const byThreshold = (await continuation.create(params('continuationThreshold=0.4', 'warningThreshold=0.3')).afterResponse!(input()))!;
+      const byManual = (await continuationStrategy.create(params('manualTriggerAtStep=3')).afterResponse!(input()))!;
+      const byThreshold = (await continuationStrategy.create(params('continuationThreshold=0.4', 'warningThreshold=0.3')).afterResponse!(input()))!;
       expect(byManual.messages).toEqual(byThreshold.messages);
       expect(kinds(byManual.events)).toEqual(['tools_rejected', 'continuation']);
       expect(kinds(byThreshold.events)).toEqual(['warned', 'tools_rejected', 'continuation']); // 40% is past its 30% warning
     });
 
     it('never fires by default', async () => {
-      const run = continuation.create(params());
+      const run = continuationStrategy.create(params());
       for (let step = 0; step < 30; step++) expect(await run.afterResponse!(responseInput(conversation(), reply('ok'), usageAt(0.1), { step }))).toBeUndefined();
     });
   });
@@ -359,7 +358,7 @@ describe('continuation', () => {
   describe('sub-agent mode (IntentionallyUnhandled)', () => {
     it('stops with ContextExhausted instead: no summary request, the calls rejected', async () => {
       const { llm, requests } = fakeLlm();
-      const plan = (await continuation.create(params('subAgent=true')).afterResponse!(responseInput(conversation(), callingTurn('', 'bash'), usageAt(0.9), { llm })))!;
+      const plan = (await continuationStrategy.create(params('subAgent=true')).afterResponse!(responseInput(conversation(), callingTurn('', 'bash'), usageAt(0.9), { llm })))!;
       expect(requests).toEqual([]);
       expect(plan.stop).toBe('ContextExhausted: sub-agent context exhausted (90% of the 1000-token window; IntentionallyUnhandled: no continuation summary); the parent can spawn a replacement sub-agent');
       expect(kinds(plan.events)).toEqual(['warned', 'tools_rejected']);
@@ -385,7 +384,7 @@ describe('continuation', () => {
       expect(run.summary.overheadTokens).toBeGreaterThan(0);
       expect(run.events.some((e) => e.kind === 'pairing_violation')).toBe(false);
       expect(run.steps.every((s) => s.promptTokens <= 8000)).toBe(true);
-      // Every new session opens on the system prompt and the continuation message.
+      // Every new session opens on the system prompt and the continuationStrategy message.
       const firsts = run.steps.filter((s, i) => s.purpose === 'agent' && i > 0 && s.session !== run.steps[i - 1]!.session);
       expect(firsts.every((s) => s.messageCount === 2)).toBe(true);
       expectWellFormed(scenario, sent);
@@ -415,7 +414,7 @@ describe('continuation', () => {
   describe('parameters', () => {
     it('has the seed defaults', () => {
       expect(params()).toEqual({ continuationThreshold: 0.9, warningThreshold: 0.8, manualTriggerAtStep: 'unlimited', subAgent: false, seedNewConversation: true });
-      expect(continuation.thresholds(params())).toEqual([
+      expect(continuationStrategy.thresholds(params())).toEqual([
         { label: 'warning', fraction: 0.8 },
         { label: 'continuation', fraction: 0.9 },
       ]);

@@ -18,18 +18,17 @@
  * known window, core/models.ts, REQ-BED-022).
  */
 import { assistantMessage, strategyOrigin, userMessage, type AssistantMessage, type Message, type ToolCall } from '../core/messages.js';
-import { PER_MESSAGE_TOKENS } from '../core/tokens.js';
-
-import { checkBelow, type Params } from '../core/params.js';
+import { checkBelow } from '../core/params.js';
 import {
   AuxiliaryCallError,
+  defineStrategy,
   type RequestPlan,
   type ResponseInput,
   type ResponsePlan,
-  type StrategyDefinition,
   type StrategyEvent,
   type StrategyInput,
 } from '../core/strategy.js';
+import { PER_MESSAGE_TOKENS } from '../core/tokens.js';
 
 const NAME = 'continuation';
 
@@ -46,14 +45,6 @@ export const SUMMARY_SECTIONS = ['Task', 'Progress', 'Not Executed', 'Next Steps
 
 /** Longest rendering of one rejected call's arguments in the prompt. */
 const MAX_ARGUMENT_CHARS = 200;
-
-export interface ContinuationParams {
-  readonly continuationThreshold: number;
-  readonly warningThreshold: number;
-  readonly manualTriggerAtStep: number | 'unlimited';
-  readonly subAgent: boolean;
-  readonly seedNewConversation: boolean;
-}
 
 // ---------------------------------------------------------------------------------------------------
 // The seed's state machine, reduced to what a replay exercises. Idle / LlmRequesting / ToolExecuting
@@ -167,36 +158,33 @@ const percent = (fraction: number): string => `${Math.round(fraction * 100)}%`;
 // The strategy
 // ---------------------------------------------------------------------------------------------------
 
-export const continuation: StrategyDefinition = {
+export const continuationStrategy = defineStrategy({
   name: NAME,
   seed: '001',
   summary: 'Seed 001: at 90% (input + output of a response) reject its tool calls, summarize, and continue in a new conversation seeded with the summary.',
-  params: [
-    { name: 'continuationThreshold', kind: 'fraction', default: 0.9, description: 'Start the continuation flow when a response\'s input + output tokens reach this share of the window.' },
-    { name: 'warningThreshold', kind: 'fraction', default: 0.8, description: 'Record a `warned` event (once per conversation) at this share of the window.' },
-    {
-      name: 'manualTriggerAtStep',
+  params: {
+    continuationThreshold: { kind: 'fraction', default: 0.9, description: 'Start the continuation flow when a response\'s input + output tokens reach this share of the window.' },
+    warningThreshold: { kind: 'fraction', default: 0.8, description: 'Record a `warned` event (once per conversation) at this share of the window.' },
+    manualTriggerAtStep: {
       kind: 'integer',
       default: 'unlimited',
       min: 0,
       unlimited: true,
       description: 'Run the continuation flow after the response of this step (0-based), as a user\'s manual trigger; "unlimited" (or "none") = never.',
     },
-    { name: 'subAgent', kind: 'boolean', default: false, description: 'Sub-agent mode (IntentionallyUnhandled): stop with ContextExhausted instead of summarizing.' },
-    {
-      name: 'seedNewConversation',
+    subAgent: { kind: 'boolean', default: false, description: 'Sub-agent mode (IntentionallyUnhandled): stop with ContextExhausted instead of summarizing.' },
+    seedNewConversation: {
       kind: 'boolean',
       default: true,
       description: 'Go on in a new conversation seeded with the summary; false stops the run at the next request (the exhausted conversation rejects it).',
     },
-  ],
+  },
   checkParams: checkBelow('warningThreshold', 'continuationThreshold'),
   thresholds: (p) => [
-    { label: 'warning', fraction: p['warningThreshold'] as number },
-    { label: 'continuation', fraction: p['continuationThreshold'] as number },
+    { label: 'warning', fraction: p.warningThreshold },
+    { label: 'continuation', fraction: p.continuationThreshold },
   ],
-  create(params: Params) {
-    const p = params as unknown as ContinuationParams;
+  create(p) {
     const settings: MachineSettings = {
       continuationThreshold: p.continuationThreshold,
       warningThreshold: p.warningThreshold,
@@ -313,4 +301,4 @@ export const continuation: StrategyDefinition = {
       },
     };
   },
-};
+});

@@ -7,9 +7,9 @@ import type { MockOptions } from '../llm/mock.js';
 import { loadScenario } from '../scenarios/load.js';
 import type { Scenario } from '../scenarios/scenario.js';
 import { linesOmitted } from './clear-tool-results.js';
-import { CALL_TO_ACTION, hybrid, layout, SUMMARY_SECTIONS, SUMMARY_TEMPLATE, summaryRequest, turnsToSummarize, type HybridParams } from './hybrid.js';
-import { type Params, parseAssignment, resolveParams } from '../core/params.js';
-import { AuxiliaryCallError, type StrategyInput, type StrategyRun } from '../core/strategy.js';
+import { CALL_TO_ACTION, hybridStrategy, layout, SUMMARY_SECTIONS, SUMMARY_TEMPLATE, summaryRequest, turnsToSummarize, type HybridParams } from './hybrid.js';
+import { type Params } from '../core/params.js';
+import { AuxiliaryCallError, resolveStrategyParams, type StrategyInput, type StrategyRun } from '../core/strategy.js';
 import { parallel, round, say, scenarioOf, sweScenarioMessages, sys, user } from '../../test/helpers/history.js';
 import { recordedReplay } from '../../test/helpers/replay.js';
 import { recordingLlm, strategyInput } from '../../test/helpers/strategy-input.js';
@@ -22,7 +22,7 @@ beforeAll(async () => {
 const REAL_SCENARIO = 'scenarios/openhands-codeact-sonnet35/django__django-10880.json';
 const SUMMARY = '## USER_CONTEXT\n- fix the parser in src/parse.py';
 
-const params = (...assignments: string[]) => resolveParams([hybrid], assignments.map(parseAssignment)).get('hybrid')!;
+const params = (...assignments: string[]) => resolveStrategyParams(hybridStrategy, assignments);
 /** Small N and M so a handful of turns reaches the trigger; no pressure trigger unless asked. */
 const small = (...more: string[]) => params('summarizeTurns=3', 'keepTurns=2', 'trigger=1', ...more);
 
@@ -41,7 +41,7 @@ const turns = (n: number, from = 0): Message[] => Array.from({ length: n }, (_, 
 const tools = (messages: readonly Message[]): ToolMessage[] => messages.filter((m): m is ToolMessage => m.role === 'tool');
 
 async function replay(scenario: Scenario, window: number, p: Params = params(), mockOptions: MockOptions = {}) {
-  const { run, requests } = await recordedReplay({ scenario, strategy: hybrid, params: p, counter, model: 'gpt-4o', window, batchId: 'hybrid-test', mock: mockOptions });
+  const { run, requests } = await recordedReplay({ scenario, strategy: hybridStrategy, params: p, counter, model: 'gpt-4o', window, batchId: 'hybrid-test', mock: mockOptions });
   return { run, contexts: requests.map((r) => r.messages), purposes: requests.map((r) => r.purpose) };
 }
 
@@ -72,7 +72,7 @@ describe('hybrid', () => {
     it('waits until N+M turns are held', async () => {
       const { llm, requests } = fakeLlm();
       const h = [sys(), user('task'), ...turns(4)];
-      const result = await plan(hybrid.create(small()), input(h, { llm }));
+      const result = await plan(hybridStrategy.create(small()), input(h, { llm }));
       expect(requests).toHaveLength(0);
       expect(result.messages).toBe(h);
     });
@@ -81,7 +81,7 @@ describe('hybrid', () => {
       const { llm, requests } = fakeLlm();
       const [s, task] = [sys('You are a coding agent.'), user('Fix src/parse.py')];
       const h = [s, task, ...turns(5)];
-      const result = await plan(hybrid.create(small()), input(h, { llm, step: 7 }));
+      const result = await plan(hybridStrategy.create(small()), input(h, { llm, step: 7 }));
       expect(requests).toHaveLength(1);
       const summary = result.messages[2]!;
       expect(summary).toMatchObject({ role: 'assistant', id: 'hybrid:summary:7', content: `Checkpoint for the last 3 turns:\n${SUMMARY}` });
@@ -96,7 +96,7 @@ describe('hybrid', () => {
     it('asks a tool-less request: the system prompt, the turns as <TURN-i> text, the paper\'s template last', async () => {
       const { llm, requests } = fakeLlm();
       const h = [sys(), user('Fix src/parse.py'), ...turns(5)];
-      await plan(hybrid.create(small()), input(h, { llm }));
+      await plan(hybridStrategy.create(small()), input(h, { llm }));
       const request = requests[0]!;
       expect(request.purpose).toBe('summary');
       expect(request.expect).toEqual({ sections: SUMMARY_SECTIONS });
@@ -113,7 +113,7 @@ describe('hybrid', () => {
 
     it('keeps only the latest summary, and shows the previous one to the summarizer', async () => {
       const { llm, requests } = fakeLlm();
-      const run = hybrid.create(small());
+      const run = hybridStrategy.create(small());
       const first = await plan(run, input([sys(), user('task'), ...turns(5)], { llm, step: 5 }));
       const appended = [...first.messages, ...turns(3, 5)];
       const second = await plan(run, input(appended, { llm, step: 8 }));
@@ -130,7 +130,7 @@ describe('hybrid', () => {
   describe('masking (the paper\'s last_n_observations)', () => {
     it('masks all but the last keepObservations outputs on every request, ids kept', async () => {
       const h = [sys(), user('task'), ...turns(4)];
-      const result = await plan(hybrid.create(params('keepObservations=2')), input(h, { llm: fakeLlm().llm }));
+      const result = await plan(hybridStrategy.create(params('keepObservations=2')), input(h, { llm: fakeLlm().llm }));
       const before = tools(h);
       expect(tools(result.messages).map((m) => m.content)).toEqual([linesOmitted(before[0]!.content), linesOmitted(before[1]!.content), before[2]!.content, before[3]!.content]);
       expect(tools(result.messages).map((m) => m.id)).toEqual(before.map((m) => m.id));
@@ -140,13 +140,13 @@ describe('hybrid', () => {
 
     it('never masks the results of the latest assistant turn', async () => {
       const h = [sys(), user('task'), ...turns(2), ...parallel([output('p'), output('q')])];
-      const result = await plan(hybrid.create(params('keepObservations=1')), input(h, { llm: fakeLlm().llm }));
+      const result = await plan(hybridStrategy.create(params('keepObservations=1')), input(h, { llm: fakeLlm().llm }));
       expect(tools(result.messages).slice(-2).map((m) => m.content)).toEqual([output('p'), output('q')]);
     });
 
     it('lets the summarizer read the original outputs of masked turns', async () => {
       const { llm, requests } = fakeLlm();
-      const run = hybrid.create(small('keepObservations=1'));
+      const run = hybridStrategy.create(small('keepObservations=1'));
       const first = await plan(run, input([sys(), user('task'), ...turns(3)], { llm }));
       expect(tools(first.messages)[0]!.content).toBe(linesOmitted(output('out0')));
       await plan(run, input([...first.messages, ...turns(2, 3)], { llm, step: 1 }));
@@ -155,7 +155,7 @@ describe('hybrid', () => {
 
     it('reports outputs masked and summarized in the same step as summarized only', async () => {
       const h = [sys(), user('task'), ...turns(5)];
-      const result = await plan(hybrid.create(small('keepObservations=1')), input(h, { llm: fakeLlm().llm }));
+      const result = await plan(hybridStrategy.create(small('keepObservations=1')), input(h, { llm: fakeLlm().llm }));
       expect(result.events.map((e) => [e.kind, e.messageId])).toEqual([
         ['masked', tools(h)[3]!.id], // turn 3 stays (M=2) but only the last output is kept
         ['summarized', 'hybrid:summary:0'],
@@ -165,9 +165,9 @@ describe('hybrid', () => {
 
     it('writes the turns as the context holds them (masked) when the originals would not fit the window', async () => {
       const { llm, requests } = fakeLlm();
-      const run = hybrid.create(small('keepObservations=1'));
+      const run = hybridStrategy.create(small('keepObservations=1'));
       const h = [sys(), user('task'), ...round('bash', output('huge', 400)), ...turns(4, 1)];
-      const masked = (await plan(hybrid.create(params('keepObservations=1', 'summarizeTurns=100')), input(h))).messages;
+      const masked = (await plan(hybridStrategy.create(params('keepObservations=1', 'summarizeTurns=100')), input(h))).messages;
       const view = layout(masked);
       const withOriginals = counter.countContext(summaryRequest(layout(h), layout(h).turns.slice(0, 3), 0));
       const asHeld = counter.countContext(summaryRequest(view, view.turns.slice(0, 3), 0));
@@ -183,7 +183,7 @@ describe('hybrid', () => {
       const { llm, requests } = fakeLlm();
       const h = [sys(), user('task'), ...turns(4)];
       const window = Math.ceil(counter.countContext(h) / 0.8);
-      const result = await plan(hybrid.create(params('keepTurns=1', 'trigger=0.5')), strategyInput(counter, h, window, { llm }));
+      const result = await plan(hybridStrategy.create(params('keepTurns=1', 'trigger=0.5')), strategyInput(counter, h, window, { llm }));
       expect(requests).toHaveLength(1);
       expect(result.events.at(-1)).toMatchObject({ kind: 'summarized', detail: 'summarized 3 turns, kept the last 1' });
       expect(result.messages.slice(3)).toEqual(h.slice(-2));
@@ -193,7 +193,7 @@ describe('hybrid', () => {
   describe('fallback', () => {
     it('keeps the turns and the masking when the summary call fails, and tries again next time', async () => {
       const { llm, requests } = fakeLlm(new AuxiliaryCallError('backend', 'down'));
-      const run = hybrid.create(small('keepObservations=2'));
+      const run = hybridStrategy.create(small('keepObservations=2'));
       const h = [sys(), user('task'), ...turns(5)];
       const first = await plan(run, input(h, { llm }));
       expect(first.messages.map((m) => m.id)).toEqual(h.map((m) => m.id));
@@ -204,7 +204,7 @@ describe('hybrid', () => {
 
     it('lets errors that are not auxiliary-call failures through (bugs stay visible)', async () => {
       const { llm } = fakeLlm(new TypeError('bug'));
-      await expect(hybrid.create(small()).beforeRequest(input([sys(), user('task'), ...turns(5)], { llm }))).rejects.toThrow('bug');
+      await expect(hybridStrategy.create(small()).beforeRequest(input([sys(), user('task'), ...turns(5)], { llm }))).rejects.toThrow('bug');
     });
   });
 
@@ -256,7 +256,7 @@ describe('hybrid', () => {
   describe('parameters', () => {
     it('has the paper\'s defaults', () => {
       expect(params()).toEqual({ summarizeTurns: 21, keepTurns: 10, keepObservations: 10, trigger: 0.9 });
-      expect(hybrid.thresholds(params())).toEqual([{ label: 'summary (pressure)', fraction: 0.9 }]);
+      expect(hybridStrategy.thresholds(params())).toEqual([{ label: 'summary (pressure)', fraction: 0.9 }]);
     });
     it('rejects out-of-range values, naming the flag', () => {
       expect(() => params('summarizeTurns=0')).toThrow('--param summarizeTurns=0: hybrid.summarizeTurns must be an integer in [1, 1000]');

@@ -27,20 +27,23 @@
  * says "following these instructions" instead of "from the beginning of the prompt"; the pressure
  * trigger above; results of the latest assistant turn are never masked.
  */
-import { strategyOrigin, userMessage, assistantMessage, type Message } from '../core/messages.js';
-import type { Params } from '../core/params.js';
+import { turns } from '../core/cut-points.js';
+import { assistantMessage, strategyOrigin, userMessage, type Message } from '../core/messages.js';
+import type { ParamSpecs, ParamsOf } from '../core/params.js';
+import { AuxiliaryCallError, defineStrategy, type RequestPlan, type StrategyInput } from '../core/strategy.js';
 import { clearToolResults } from './clear-tool-results.js';
 import { measurePressure } from './parts/pressure.js';
-import { AuxiliaryCallError, type RequestPlan, type StrategyDefinition, type StrategyInput } from '../core/strategy.js';
 
 const NAME = 'hybrid';
 
-export interface HybridParams {
-  readonly summarizeTurns: number;
-  readonly keepTurns: number;
-  readonly keepObservations: number;
-  readonly trigger: number;
-}
+const PARAMS = {
+  summarizeTurns: { kind: 'integer', default: 21, min: 1, max: 1000, description: 'Oldest turns summarized at once (the paper\'s N=21).' },
+  keepTurns: { kind: 'integer', default: 10, min: 0, max: 1000, description: 'Most recent turns never summarized; summary when N + M turns are held (the paper\'s M=10).' },
+  keepObservations: { kind: 'integer', default: 10, min: 1, max: 10_000, description: 'Most recent tool outputs left unmasked (the paper\'s masking M=10).' },
+  trigger: { kind: 'fraction', default: 0.9, description: 'Also summarize all but the last M turns when the context exceeds this share of the window (ctxbench safety net; 0.9 as the limit-aware trigger of a fork of the paper\'s code).' },
+} as const satisfies ParamSpecs;
+
+export type HybridParams = ParamsOf<typeof PARAMS>;
 
 /** The paper's summarizer prompt (`summary_system_template`), word for word. */
 export const SUMMARY_TEMPLATE = `You are maintaining a context-aware state summary for an interactive agent. You will be given a list of events corresponding to actions taken by the agent, and the most recent previous summary if one exists. Track:
@@ -99,13 +102,8 @@ export interface Layout {
 export function layout(messages: readonly Message[]): Layout {
   const first = messages.findIndex((m) => m.role === 'assistant' && !isSummary(m));
   const end = first < 0 ? messages.length : first;
-  const turns: Message[][] = [];
-  for (const m of messages.slice(end)) {
-    if (m.role === 'assistant' || turns.length === 0) turns.push([m]);
-    else turns.at(-1)!.push(m);
-  }
   const before = messages.slice(0, end);
-  return { head: before.filter((m) => !isSummary(m)), summary: before.findLast(isSummary), turns };
+  return { head: before.filter((m) => !isSummary(m)), summary: before.findLast(isSummary), turns: turns(messages, end).map((s) => messages.slice(s.start, s.end)) };
 }
 
 /** One turn in the paper's `<TURN-i>` form: ROLE: content lines, each call as an ACTION line. */
@@ -143,18 +141,12 @@ export function turnsToSummarize(turns: number, overPressure: boolean, p: Hybrid
   return Math.max(byCount, byPressure);
 }
 
-export const hybrid: StrategyDefinition = {
+export const hybridStrategy = defineStrategy({
   name: NAME,
   summary: 'Complexity Trap hybrid: summarize the oldest 21 turns once 31 are held (keep the last 10 and only the latest summary), mask all but the last 10 tool outputs.',
-  params: [
-    { name: 'summarizeTurns', kind: 'integer', default: 21, min: 1, max: 1000, description: 'Oldest turns summarized at once (the paper\'s N=21).' },
-    { name: 'keepTurns', kind: 'integer', default: 10, min: 0, max: 1000, description: 'Most recent turns never summarized; summary when N + M turns are held (the paper\'s M=10).' },
-    { name: 'keepObservations', kind: 'integer', default: 10, min: 1, max: 10_000, description: 'Most recent tool outputs left unmasked (the paper\'s masking M=10).' },
-    { name: 'trigger', kind: 'fraction', default: 0.9, description: 'Also summarize all but the last M turns when the context exceeds this share of the window (ctxbench safety net; 0.9 as the limit-aware trigger of a fork of the paper\'s code).' },
-  ],
-  thresholds: (p) => [{ label: 'summary (pressure)', fraction: p['trigger'] as number }],
-  create(params: Params) {
-    const p = params as unknown as HybridParams;
+  params: PARAMS,
+  thresholds: (p) => [{ label: 'summary (pressure)', fraction: p.trigger }],
+  create(p) {
     /** Masked tool results as they were, so the summarizer reads the real outputs. */
     const originals = new Map<string, Message>();
     const original = (m: Message): Message => originals.get(m.id) ?? m;
@@ -206,4 +198,4 @@ export const hybrid: StrategyDefinition = {
       },
     };
   },
-};
+});

@@ -3,20 +3,34 @@
  * read it, and the pairing property test runs every entry.
  */
 import { CtxbenchError } from '../core/errors.js';
-import { checkpointRestart } from './checkpoint-restart.js';
-import { clearToolResultsStrategy } from './clear-tool-results.js';
-import { continuation } from './continuation.js';
-import { hybrid } from './hybrid.js';
-import { masking } from './masking.js';
-import { offload } from './offload.js';
-import { summarization } from './summarization.js';
-import { PRESETS, type Preset } from './presets.js';
-import { progressiveRemoval } from './progressive-removal.js';
-import { raw } from './raw.js';
 import type { StrategyDefinition } from '../core/strategy.js';
+import { checkpointRestartStrategy } from './checkpoint-restart.js';
+import { clearToolResultsStrategy } from './clear-tool-results.js';
+import { continuationStrategy } from './continuation.js';
+import { hybridStrategy } from './hybrid.js';
+import { maskingStrategy } from './masking.js';
+import { offloadStrategy } from './offload.js';
+import { PRESETS, type Preset } from './presets.js';
+import { progressiveRemovalStrategy } from './progressive-removal.js';
+import { rawStrategy } from './raw.js';
+import { summarizationStrategy } from './summarization.js';
 import { windowStrategy } from './window.js';
 
-export const STRATEGIES: Readonly<Record<string, StrategyDefinition>> = { raw, masking, 'checkpoint-restart': checkpointRestart, continuation, window: windowStrategy, 'clear-tool-results': clearToolResultsStrategy, hybrid, 'progressive-removal': progressiveRemoval, offload, summarization };
+/** Every built-in strategy, in the order `bench strategies` and `-s all` list them. */
+export const STRATEGIES: Readonly<Record<string, StrategyDefinition>> = Object.fromEntries(
+  [
+    rawStrategy,
+    maskingStrategy,
+    checkpointRestartStrategy,
+    continuationStrategy,
+    windowStrategy,
+    clearToolResultsStrategy,
+    hybridStrategy,
+    progressiveRemovalStrategy,
+    offloadStrategy,
+    summarizationStrategy,
+  ].map((s) => [s.name, s]),
+);
 
 export const STRATEGY_NAMES = Object.keys(STRATEGIES);
 export const PRESET_NAMES = Object.keys(PRESETS);
@@ -61,7 +75,7 @@ export function select(strategies: readonly string[], presets: readonly string[]
   for (const name of strategyNames) out.set(name, { name, strategy: getStrategy(name) });
   for (const name of presetNames) {
     const preset = getPreset(name);
-    out.set(name, { name, strategy: getStrategy(preset.strategy), preset });
+    out.set(name, { name, strategy: preset.strategy, preset });
   }
   return [...out.values()];
 }

@@ -2,10 +2,9 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { checkPairing } from '../core/pairing.js';
 import type { Message, ToolMessage } from '../core/messages.js';
 import { createTokenCounter, type TokenCounter } from '../core/tokens.js';
-import { resolveParams, parseAssignment } from '../core/params.js';
-import { carryover, masking, restartMarker, windDownMessage } from './masking.js';
+import { carryover, maskingStrategy, restartMarker, windDownMessage } from './masking.js';
 import { placeholder, exitCode } from './parts/placeholders.js';
-import type { StrategyInput, StrategyRun } from '../core/strategy.js';
+import { resolveStrategyParams, type StrategyInput, type StrategyRun } from '../core/strategy.js';
 import { parallel, round, say, sys, user } from '../../test/helpers/history.js';
 import { strategyInput } from '../../test/helpers/strategy-input.js';
 import { toolMessage } from '../core/messages.js';
@@ -21,7 +20,7 @@ async function plan(run: StrategyRun, i: StrategyInput) {
   return { ...p, events: [...(p.events ?? [])], newSession: p.newSession ?? false };
 }
 
-const params = (...assignments: string[]) => resolveParams([masking], assignments.map(parseAssignment)).get('masking')!;
+const params = (...assignments: string[]) => resolveStrategyParams(maskingStrategy, assignments);
 
 const input = (messages: readonly Message[], window: number, extra: Partial<StrategyInput> = {}): StrategyInput =>
   strategyInput(counter, messages, window, extra);
@@ -34,7 +33,7 @@ describe('masking', () => {
       const history = [sys(), user('task'), ...round('bash', big('a')), ...round('bash', big('b')), ...round('bash', big('c')), ...round('bash', 'small')];
       const tokens = counter.countContext(history);
       const window = Math.ceil(tokens / 0.75); // at 75%: above soft (70%), below hard (90%)
-      const result = await plan(masking.create(params()), input(history, window));
+      const result = await plan(maskingStrategy.create(params()), input(history, window));
       const masked = result.events.filter((e) => e.kind === 'masked').map((e) => e.messageId);
       expect(masked).toEqual([history[3]!.id]); // one output (the oldest) is enough
       expect(counter.countContext(result.messages)).toBeLessThan(0.7 * window);
@@ -48,7 +47,7 @@ describe('masking', () => {
     it('does nothing below the soft threshold and returns the same array', async () => {
       const history = [sys(), user('task'), ...round('bash', 'out')];
       const i = input(history, 100_000);
-      const result = await plan(masking.create(params()), i);
+      const result = await plan(maskingStrategy.create(params()), i);
       expect(result.messages).toBe(history);
       expect(result.events).toEqual([]);
     });
@@ -56,14 +55,14 @@ describe('masking', () => {
     it('never masks the results of the latest assistant turn (the model has not seen them)', async () => {
       const history = [sys(), user('task'), ...parallel([big('x', 400), big('y', 400)])];
       const window = Math.ceil(counter.countContext(history) / 0.8);
-      const result = await plan(masking.create(params('hardThreshold=0.95')), input(history, window));
+      const result = await plan(maskingStrategy.create(params('hardThreshold=0.95')), input(history, window));
       expect(result.messages).toBe(history);
     });
 
     it('masks already-masked outputs only once across steps', async () => {
       const history = [sys(), user('task'), ...round('bash', big('a')), ...round('bash', big('b')), ...round('bash', 'x')];
       const window = Math.ceil(counter.countContext(history) / 0.8);
-      const run = masking.create(params('hardThreshold=0.95'));
+      const run = maskingStrategy.create(params('hardThreshold=0.95'));
       const first = await plan(run, input(history, window));
       const second = await plan(run, input(first.messages, window, { step: 1, last: { promptTokens: counter.countContext(first.messages), sentCount: first.messages.length } }));
       expect(first.events.some((e) => e.kind === 'masked')).toBe(true);
@@ -103,10 +102,10 @@ describe('masking', () => {
 
     it('injects the wind-down message, then restarts with the system prompt, marker and carryover', async () => {
       const system = sys('Be careful.');
-      // Reasoning, not outputs, fills the context: masking cannot bring it under the hard threshold.
+      // Reasoning, not outputs, fills the context: maskingStrategy cannot bring it under the hard threshold.
       const history = [system, user('task'), ...longRounds()];
       const window = Math.ceil(counter.countContext(history) / 0.93);
-      const run = masking.create(params('carryoverTurns=1'));
+      const run = maskingStrategy.create(params('carryoverTurns=1'));
       const first = await plan(run, input(history, window, { sessionSteps: 3 }));
       const windDown = first.messages.at(-1)!;
       expect(windDown.role).toBe('system');
@@ -130,7 +129,7 @@ describe('masking', () => {
     it('restarts at once when even the wind-down exchange would not fit the window (seed Pitfall 6)', async () => {
       const history = [sys(), user('task'), ...longRounds()];
       const window = Math.ceil(counter.countContext(history) / 0.995);
-      const result = await plan(masking.create(params('carryoverTurns=1')), input(history, window, { sessionSteps: 3 }));
+      const result = await plan(maskingStrategy.create(params('carryoverTurns=1')), input(history, window, { sessionSteps: 3 }));
       expect(result.newSession).toBe(true);
       expect(result.events.map((e) => e.kind)).toEqual(['restart']);
       expect(result.messages.some((m) => m.content.startsWith('[Context window'))).toBe(false);
@@ -144,7 +143,7 @@ describe('masking', () => {
         ['maxRestarts=0', /max_restarts \(0\) reached/],
         ['autoRestart=false', /autoRestart=false/],
       ] as const) {
-        const run = masking.create(params(assignment));
+        const run = maskingStrategy.create(params(assignment));
         const first = await plan(run, input(history, window));
         const second = await plan(run, input([...first.messages, say('ok')], window, { step: 1 }));
         expect((second).stop).toMatch(reason);
@@ -192,8 +191,8 @@ describe('masking', () => {
       const history = [sys(), user('task'), ...round('bash', big('a', 300))];
       const window = 2 * counter.countContext(history);
       const last = { promptTokens: 10, sentCount: 2 }; // the big result was appended after the last request
-      const projected = await plan(masking.create(params('softThreshold=0.3', 'hardThreshold=0.95')), input([...history, ...round('bash', 'x')], window, { last }));
-      const literal = await plan(masking.create(params('softThreshold=0.3', 'hardThreshold=0.95', 'measure=last-prompt')), 
+      const projected = await plan(maskingStrategy.create(params('softThreshold=0.3', 'hardThreshold=0.95')), input([...history, ...round('bash', 'x')], window, { last }));
+      const literal = await plan(maskingStrategy.create(params('softThreshold=0.3', 'hardThreshold=0.95', 'measure=last-prompt')), 
         input([...history, ...round('bash', 'x')], window, { last }),
       );
       expect(projected.events.some((e) => e.kind === 'masked')).toBe(true);
@@ -201,7 +200,7 @@ describe('masking', () => {
     });
 
     it('falls back to the local count with one warning when the backend reports no usage', async () => {
-      const run = masking.create(params());
+      const run = maskingStrategy.create(params());
       const history = [sys(), user('task'), ...round('bash', 'x')];
       const a = await plan(run, input(history, 100_000, { last: { promptTokens: undefined, sentCount: 2 } }));
       const b = await plan(run, input(history, 100_000, { last: { promptTokens: undefined, sentCount: 2 } }));

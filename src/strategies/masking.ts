@@ -12,24 +12,14 @@
  * tokens PLUS what was appended since (`measure=projected`; `last-prompt` is the seed read literally),
  * and the results of the latest assistant turn are never masked, since the model has not seen them.
  */
-import { cycles, rounds, type Span } from '../core/cut-points.js';
+import { cycles, rounds, unseenFrom, type Span } from '../core/cut-points.js';
 import { strategyOrigin, systemMessage, withContent, type Message } from '../core/messages.js';
-
-import { checkBelow, type Params } from '../core/params.js';
+import { checkBelow } from '../core/params.js';
+import { defineStrategy, type RequestPlan, type StrategyEvent, type StrategyInput } from '../core/strategy.js';
 import { answeredCall, placeholder } from './parts/placeholders.js';
-import { measurePressure, type PressureMeasure } from './parts/pressure.js';
-import type { RequestPlan, StrategyDefinition, StrategyEvent, StrategyInput } from '../core/strategy.js';
+import { measurePressure } from './parts/pressure.js';
 
 const NAME = 'masking';
-
-export interface MaskingParams {
-  readonly softThreshold: number;
-  readonly hardThreshold: number;
-  readonly carryoverTurns: number;
-  readonly maxRestarts: number | 'unlimited';
-  readonly autoRestart: boolean;
-  readonly measure: PressureMeasure;
-}
 
 /** Seed 000's wind-down message, injected as a system message at the hard threshold. */
 export function windDownMessage(usedFraction: number, remainingTokens: number): string {
@@ -49,12 +39,6 @@ export function restartMarker(session: number, previousTurns: number): string {
 }
 
 const isMasked = (m: Message): boolean => m.origin.source === 'strategy' && m.origin.action === 'masked';
-
-/** Index after the last assistant message: results from there on are unseen by the model. */
-function unseenFrom(messages: readonly Message[]): number {
-  for (let i = messages.length - 1; i >= 0; i--) if (messages[i]!.role === 'assistant') return i + 1;
-  return messages.length;
-}
 
 interface MaskOutcome {
   readonly messages: readonly Message[];
@@ -116,25 +100,24 @@ export function carryover(messages: readonly Message[], turns: number): Message[
   return [...take(previous), ...opener, ...take(inner)];
 }
 
-export const masking: StrategyDefinition = {
+export const maskingStrategy = defineStrategy({
   name: NAME,
   seed: '000',
   summary: 'Seed 000: mask the oldest tool outputs at 70%, wind down and restart with the last cycles at 90%.',
-  params: [
-    { name: 'softThreshold', kind: 'fraction', default: 0.7, description: 'Mask oldest tool outputs above this share of the window.' },
-    { name: 'hardThreshold', kind: 'fraction', default: 0.9, description: 'Wind down, then restart the session, above this share of the window.' },
-    { name: 'carryoverTurns', kind: 'integer', default: 5, min: 0, max: 1000, description: 'Complete interaction cycles carried into a restarted session.' },
-    { name: 'maxRestarts', kind: 'integer', default: 'unlimited', min: 0, unlimited: true, description: 'Restarts allowed before the run stops ("unlimited" by default, as in the seed).' },
-    { name: 'autoRestart', kind: 'boolean', default: true, description: 'Restart without confirmation; false stops the run at the hard threshold.' },
-    { name: 'measure', kind: 'choice', default: 'projected', values: ['projected', 'last-prompt'], description: 'Context size: last prompt tokens plus what was appended since, or the last prompt tokens alone (seed literal).' },
-  ],
+  params: {
+    softThreshold: { kind: 'fraction', default: 0.7, description: 'Mask oldest tool outputs above this share of the window.' },
+    hardThreshold: { kind: 'fraction', default: 0.9, description: 'Wind down, then restart the session, above this share of the window.' },
+    carryoverTurns: { kind: 'integer', default: 5, min: 0, max: 1000, description: 'Complete interaction cycles carried into a restarted session.' },
+    maxRestarts: { kind: 'integer', default: 'unlimited', min: 0, unlimited: true, description: 'Restarts allowed before the run stops ("unlimited" by default, as in the seed).' },
+    autoRestart: { kind: 'boolean', default: true, description: 'Restart without confirmation; false stops the run at the hard threshold.' },
+    measure: { kind: 'choice', default: 'projected', values: ['projected', 'last-prompt'], description: 'Context size: last prompt tokens plus what was appended since, or the last prompt tokens alone (seed literal).' },
+  },
   checkParams: checkBelow('softThreshold', 'hardThreshold'),
   thresholds: (p) => [
-    { label: 'soft (mask)', fraction: p['softThreshold'] as number },
-    { label: 'hard (restart)', fraction: p['hardThreshold'] as number },
+    { label: 'soft (mask)', fraction: p.softThreshold },
+    { label: 'hard (restart)', fraction: p.hardThreshold },
   ],
-  create(params: Params) {
-    const p = params as unknown as MaskingParams;
+  create(p) {
     let windDownSent = false;
     let restarts = 0;
     let warnedMissingUsage = false;
@@ -225,4 +208,4 @@ export const masking: StrategyDefinition = {
       },
     };
   },
-};
+});

@@ -6,22 +6,21 @@ import { loadScenario } from '../scenarios/load.js';
 import { parallel, round, sys, user, scenarioOf, sweScenarioMessages } from '../../test/helpers/history.js';
 import { recordedReplay } from '../../test/helpers/replay.js';
 import { strategyInput } from '../../test/helpers/strategy-input.js';
-import { offload } from './offload.js';
+import { offloadStrategy } from './offload.js';
 import { largeOutputPointer, RECOVERY_PROMPT } from './parts/offload-tiers.js';
 import { createOffloadStore, type OffloadStore } from '../core/offload-store.js';
-import { parseAssignment, resolveParams } from '../core/params.js';
-import type { StrategyInput } from '../core/strategy.js';
+import { resolveStrategyParams, type StrategyInput } from '../core/strategy.js';
 
 let counter: TokenCounter;
 beforeAll(async () => {
   counter = await createTokenCounter('o200k_base');
 });
 
-const params = (...assignments: string[]) => resolveParams([offload], assignments.map(parseAssignment)).get('offload')!;
+const params = (...assignments: string[]) => resolveStrategyParams(offloadStrategy, assignments);
 
 async function plan(messages: readonly Message[], window: number, assignments: string[] = [], extra: Partial<StrategyInput> = {}) {
   const files = extra.files ?? createOffloadStore();
-  const p = await offload.create(params(...assignments)).beforeRequest(strategyInput(counter, messages, window, { files, ...extra }));
+  const p = await offloadStrategy.create(params(...assignments)).beforeRequest(strategyInput(counter, messages, window, { files, ...extra }));
   return { ...p, events: [...(p.events ?? [])], files };
 }
 
@@ -278,7 +277,7 @@ describe('offload', () => {
   describe('end to end', () => {
     it('replays a generated history with huge outputs: completes, every context well paired', async () => {
       const scenario = scenarioOf(sweScenarioMessages(20, 6000));
-      const { run, requests } = await recordedReplay({ scenario, strategy: offload, params: params('largeResultTokens=1000'), counter, model: 'gpt-4o', window: 16_384, batchId: 'b' });
+      const { run, requests } = await recordedReplay({ scenario, strategy: offloadStrategy, params: params('largeResultTokens=1000'), counter, model: 'gpt-4o', window: 16_384, batchId: 'b' });
       const contexts = requests.map((r) => r.messages);
       expect(run.summary.status).toBe('completed');
       expect(run.events.filter((e) => e.kind === 'offloaded')).toHaveLength(20);
@@ -287,7 +286,7 @@ describe('offload', () => {
 
     it('on a bundled OpenHands scenario at 16384: offloads, never breaks pairing, overflows without a lossy tier', async () => {
       const { scenario } = await loadScenario('scenarios/openhands-codeact-sonnet35/django__django-10880.json');
-      const { run, requests } = await recordedReplay({ scenario, strategy: offload, params: params(), counter, model: 'm', window: 16_384, batchId: 'b' });
+      const { run, requests } = await recordedReplay({ scenario, strategy: offloadStrategy, params: params(), counter, model: 'm', window: 16_384, batchId: 'b' });
       const contexts = requests.map((r) => r.messages);
       // Tiers 1-2 are reversible only: the seed's last resort is tier 3 (`summarization`).
       expect(run.summary.status).toBe('overflow');

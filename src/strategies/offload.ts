@@ -9,25 +9,23 @@
  * last resort here (that is `summarization`, tier 3), so a context that the reversible tiers cannot
  * bring under the window overflows, as the seed's tiers 1-2 alone would.
  */
-import type { Params } from '../core/params.js';
-import { applyOffloadTiers, OFFLOAD_PARAMS, offloadSettings } from './parts/offload-tiers.js';
-import type { StrategyDefinition } from '../core/strategy.js';
+import { defineStrategy } from '../core/strategy.js';
+import { applyOffloadTiers, OFFLOAD_PARAMS } from './parts/offload-tiers.js';
 
 const NAME = 'offload';
 
-export const offload: StrategyDefinition = {
+export const offloadStrategy = defineStrategy({
   name: NAME,
   seed: '002',
   summary: 'Seed 002 tiers 1-2: offload tool results over 20k tokens with a preview; above 85% replace file-write contents with pointers (reversible).',
   params: OFFLOAD_PARAMS,
-  thresholds: (p) => [{ label: 'compact (tier 2)', fraction: p['compactionThreshold'] as number }],
-  create(params: Params) {
-    const settings = offloadSettings(params);
+  thresholds: (p) => [{ label: 'compact (tier 2)', fraction: p.compactionThreshold }],
+  create(p) {
     return {
       beforeRequest(input) {
-        const { messages, events } = applyOffloadTiers(input, NAME, settings);
+        const { messages, events } = applyOffloadTiers(input, NAME, p);
         return { messages, events };
       },
     };
   },
-};
+});

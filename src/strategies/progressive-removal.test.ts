@@ -1,12 +1,13 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { assistantMessage, type AssistantMessage, type Message } from '../core/messages.js';
+import { assistantMessage, toolMessage, type AssistantMessage, type Message } from '../core/messages.js';
+import { recentStart, seenToolRounds } from '../core/cut-points.js';
 import { checkOrder, checkPairing } from '../core/pairing.js';
 import { createTokenCounter, type TokenCounter } from '../core/tokens.js';
 import type { MockOptions } from '../llm/mock.js';
 
 import { loadScenario } from '../scenarios/load.js';
 import type { Scenario } from '../scenarios/scenario.js';
-import { type Params, parseAssignment, resolveParams } from '../core/params.js';
+import { type Params } from '../core/params.js';
 import {
   COMPACTION_PROMPT_TEMPLATE,
   SUMMARY_SECTIONS,
@@ -17,14 +18,12 @@ import {
   middleOutOrder,
   middleOutSelection,
   parseScratchpadSignal,
-  progressiveRemoval,
-  recentCut,
-  removableRounds,
+  progressiveRemovalStrategy,
   removeProgressively,
   removeRounds,
   stripAnalysis,
 } from './progressive-removal.js';
-import type { AuxiliaryLlm, AuxiliaryRequest, ResponseInput, StrategyInput, StrategyRun } from '../core/strategy.js';
+import { type AuxiliaryLlm, type AuxiliaryRequest, resolveStrategyParams, type ResponseInput, type StrategyInput, type StrategyRun } from '../core/strategy.js';
 import { parallel, round, say, scenarioOf, sweScenarioMessages, sys, user } from '../../test/helpers/history.js';
 import { recordedReplay } from '../../test/helpers/replay.js';
 import { strategyInput } from '../../test/helpers/strategy-input.js';
@@ -34,7 +33,7 @@ beforeAll(async () => {
   counter = await createTokenCounter('o200k_base');
 });
 
-const params = (...assignments: string[]) => resolveParams([progressiveRemoval], assignments.map(parseAssignment)).get('progressive-removal')!;
+const params = (...assignments: string[]) => resolveStrategyParams(progressiveRemovalStrategy, assignments);
 const input = (messages: readonly Message[], window: number, extra: Partial<StrategyInput> = {}): StrategyInput => strategyInput(counter, messages, window, extra);
 
 async function plan(run: StrategyRun, i: StrategyInput) {
@@ -72,7 +71,7 @@ function seedFilterToolResponses(messages: readonly Message[], removePercent: nu
 
 /** The seed's selection (positions among n), from its loop. */
 function seedSelection(n: number, percent: number): number[] {
-  const fake = Array.from({ length: n }, (_, i) => ({ role: 'tool', id: `t${i}` }) as unknown as Message);
+  const fake = Array.from({ length: n }, (_, i) => toolMessage({ id: `t${i}`, toolCallId: `c${i}`, name: 'bash', content: '' }));
   const kept = new Set(seedFilterToolResponses(fake, percent).map((m) => m.id));
   return fake.flatMap((m, i) => (kept.has(m.id) ? [] : [i]));
 }
@@ -116,7 +115,7 @@ describe('progressive-removal', () => {
       return { history: [sys(), user('Fix the parser.'), ...seen.flat(), ...latest], seen, latest };
     };
     const estimateAt = (history: Message[], level: number) => {
-      const spans = removableRounds(history);
+      const spans = seenToolRounds(history);
       return counter.countContext(removeRounds(history, middleOutSelection(spans.length, level).map((i) => spans[i]!)));
     };
 
@@ -141,7 +140,7 @@ describe('progressive-removal', () => {
       expect(counter.countContext(history)).toBeGreaterThanOrEqual(0.9 * window);
       expect(estimateAt(history, previous)).toBeGreaterThanOrEqual(target);
 
-      const result = await plan(progressiveRemoval.create(params()), input(history, window));
+      const result = await plan(progressiveRemovalStrategy.create(params()), input(history, window));
       expect(result.events.map((e) => e.kind)).toEqual(['removed']);
       expect(result.events[0]!.detail).toBe(`removed ${positions.length} of 10 tool rounds (calls with their results) at level ${level}%, middle-out`);
       expect(counter.countContext(result.messages)).toBeLessThan(target);
@@ -171,7 +170,7 @@ describe('progressive-removal', () => {
       const silent = assistantMessage({ id: 'silent', content: ' ', toolCalls: [{ id: 'cs', name: 'bash', arguments: '{}' }] });
       const silentResult = round('bash', 'r')[1]!;
       const history = [sys(), user('task'), ...batch, silent, { ...silentResult, toolCallId: 'cs' } as Message, ...round('bash', 'latest')];
-      const out = removeRounds(history, removableRounds(history));
+      const out = removeRounds(history, seenToolRounds(history));
       expect(out.map((m) => m.id)).toEqual([history[0]!.id, history[1]!.id, batch[0]!.id, ...history.slice(-2).map((m) => m.id)]);
       expect(out[2]).toMatchObject({ role: 'assistant', content: 'In parallel.', toolCalls: [], origin: { source: 'strategy', action: 'removed' } });
       pairingOk(out);
@@ -187,7 +186,7 @@ describe('progressive-removal', () => {
     ])('level $level: the seed leaves calls without results ($violation); ours removes calls and results together', ({ level, violation }) => {
       const h = history();
       expect(checkPairing(seedFilterToolResponses(h, level), { request: true }).map((v) => v.kind)).toContain(violation);
-      const spans = removableRounds(h);
+      const spans = seenToolRounds(h);
       pairingOk(removeRounds(h, middleOutSelection(spans.length, level).map((i) => spans[i]!)));
     });
 
@@ -215,7 +214,7 @@ describe('progressive-removal', () => {
       const seedTail = history.slice(history.length - 10);
       expect(seedTail[0]!.role).toBe('tool');
       expect(checkPairing(seedTail, { request: true }).map((v) => v.kind)).toContain('unmatched_tool_result');
-      const cut = recentCut(history, 2, 10);
+      const cut = recentStart(history, 10, 2);
       expect(history[cut]).toBe(batch[0]);
       pairingOk(history.slice(cut));
     });
@@ -223,7 +222,7 @@ describe('progressive-removal', () => {
     it('never starts the kept messages on a tool result, whatever the count', () => {
       const { history } = fixture();
       for (let keep = 1; keep <= history.length; keep++) {
-        const cut = recentCut(history, 2, keep);
+        const cut = recentStart(history, keep, 2);
         expect(history.length - cut).toBeGreaterThanOrEqual(Math.min(keep, history.length - 2));
         expect(history[cut]?.role).not.toBe('tool');
         pairingOk([...history.slice(0, 2), ...history.slice(cut)]);
@@ -233,7 +232,7 @@ describe('progressive-removal', () => {
     it("keeps the task, puts the scratchpad with the seed's heuristic summary after it, then the recent messages", async () => {
       const { history, batch } = fixture();
       const window = Math.ceil(counter.countContext(history) / 0.95);
-      const result = await plan(progressiveRemoval.create(params()), input(history, window, { step: 7 }));
+      const result = await plan(progressiveRemovalStrategy.create(params()), input(history, window, { step: 7 }));
       expect(result.events.map((e) => e.kind)).toEqual(['summarized']);
       expect(result.events[0]!.detail).toBe('summarized 10 older messages (heuristic) into the scratchpad; kept the last 11');
       const [system, task, note, ...tail] = result.messages;
@@ -254,7 +253,7 @@ describe('progressive-removal', () => {
       const heavy = [...Array.from({ length: 3 }, (_, i) => round('bash', big(`o${i}`, 65), {}, `r${i}`)), round('bash', big('latest', 1000))];
       const history = [sys(), user('task'), ...Array.from({ length: 3 }, () => say('I will reason about this at length. '.repeat(7))), ...heavy.flat()];
       const window = Math.ceil(counter.countContext(history) / 0.95);
-      const result = await plan(progressiveRemoval.create(params('recentMessages=8')), input(history, window));
+      const result = await plan(progressiveRemovalStrategy.create(params('recentMessages=8')), input(history, window));
       expect(result.events.map((e) => e.kind)).toEqual(['summarized', 'removed']);
       expect(result.messages.filter(isTool)).toEqual([heavy[3]![1]]);
       pairingOk(result.messages);
@@ -263,11 +262,11 @@ describe('progressive-removal', () => {
     it('with nothing older to summarize, keeps the deepest removal; with nothing at all, warns and sends as is', async () => {
       const history = [sys(), user('task'), ...round('bash', big('a', 200)), ...round('bash', big('b', 200))];
       const window = Math.ceil(counter.countContext(history) / 0.95);
-      const removed = await plan(progressiveRemoval.create(params()), input(history, window));
+      const removed = await plan(progressiveRemovalStrategy.create(params()), input(history, window));
       expect(removed.events.map((e) => e.kind)).toEqual(['removed']);
       expect(removed.messages.filter(isTool).length).toBe(1);
 
-      const stuck = await plan(progressiveRemoval.create(params()), input(removed.messages, Math.ceil(counter.countContext(removed.messages) / 0.95)));
+      const stuck = await plan(progressiveRemovalStrategy.create(params()), input(removed.messages, Math.ceil(counter.countContext(removed.messages) / 0.95)));
       expect(stuck.messages).toBe(removed.messages);
       expect(stuck.events.map((e) => e.kind)).toEqual(['warning']);
     });
@@ -285,7 +284,7 @@ describe('progressive-removal', () => {
         return { message: assistantMessage({ id: 'x', content: text }), text, usage: {} };
       };
       const window = Math.ceil(counter.countContext(history) / 0.95);
-      const result = await plan(progressiveRemoval.create(params('summary=llm')), input(history, window, { llm, step: 3 }));
+      const result = await plan(progressiveRemovalStrategy.create(params('summary=llm')), input(history, window, { llm, step: 3 }));
       expect(requests).toHaveLength(1);
       const [request] = requests as [AuxiliaryRequest];
       expect(request.purpose).toBe('summary');
@@ -307,7 +306,7 @@ describe('progressive-removal', () => {
       const history = fixture();
       const window = Math.ceil(counter.countContext(history) / 0.95);
       // strategyInput's llm always throws AuxiliaryCallError('backend').
-      const result = await plan(progressiveRemoval.create(params('summary=llm')), input(history, window));
+      const result = await plan(progressiveRemovalStrategy.create(params('summary=llm')), input(history, window));
       expect(result.events[0]!.detail).toMatch(/\(heuristic, the llm summary failed \(backend\)\)/);
       expect(result.messages[2]!.content).toContain('## Compacted History\n- Called bash\n');
     });
@@ -320,7 +319,7 @@ describe('progressive-removal', () => {
     it('lets errors that are not AuxiliaryCallError through (bugs are not fallbacks)', async () => {
       const history = fixture();
       const llm: AuxiliaryLlm = () => Promise.reject(new TypeError('bug'));
-      await expect(progressiveRemoval.create(params('summary=llm')).beforeRequest(input(history, Math.ceil(counter.countContext(history) / 0.95), { llm }))).rejects.toThrow(TypeError);
+      await expect(progressiveRemovalStrategy.create(params('summary=llm')).beforeRequest(input(history, Math.ceil(counter.countContext(history) / 0.95), { llm }))).rejects.toThrow(TypeError);
     });
   });
 
@@ -332,7 +331,7 @@ describe('progressive-removal', () => {
     });
 
     it('is carried across compactions: the latest agent scratchpad plus every compacted history, one message', async () => {
-      const run = progressiveRemoval.create(params());
+      const run = progressiveRemovalStrategy.create(params());
       const thought = 'I will reason about this at length. '.repeat(30);
       const first = [sys(), user('task'), ...Array.from({ length: 7 }, () => round('bash', 'ok', {}, thought)).flat()];
       run.afterResponse!(responseInput(first, assistantMessage({ id: 'r1', content: 'Working.\nSCRATCHPAD:## Current Plan\n1. [x] Explore\n2. [ ] Fix' })));
@@ -356,9 +355,9 @@ describe('progressive-removal', () => {
     it('does nothing below the warning threshold and warns between warning and compaction', async () => {
       const h = history();
       const tokens = counter.countContext(h);
-      const quiet = await plan(progressiveRemoval.create(params()), input(h, Math.ceil(tokens / 0.5)));
+      const quiet = await plan(progressiveRemovalStrategy.create(params()), input(h, Math.ceil(tokens / 0.5)));
       expect(quiet).toMatchObject({ messages: h, events: [] });
-      const warned = await plan(progressiveRemoval.create(params()), input(h, Math.ceil(tokens / 0.85)));
+      const warned = await plan(progressiveRemovalStrategy.create(params()), input(h, Math.ceil(tokens / 0.85)));
       expect(warned.messages).toBe(h);
       expect(warned.events).toEqual([{ kind: 'warned', detail: 'context at 85% of the window (tokenizer estimate); compaction at 90%', tokensBefore: tokens }]);
     });
@@ -373,7 +372,7 @@ describe('progressive-removal', () => {
 
   describe('checkpoints and handoff', () => {
     it('writes a checkpoint with the handoff after each compaction and every checkpointInterval steps', async () => {
-      const run = progressiveRemoval.create(params('checkpointInterval=2'));
+      const run = progressiveRemovalStrategy.create(params('checkpointInterval=2'));
       const h = [sys(), user('Fix the parser\nin src/app.py'), ...round('bash', big('a', 200)), ...round('bash', big('b', 200))];
       const i = input(h, Math.ceil(counter.countContext(h) / 0.95), { step: 3 });
       await run.beforeRequest(i);
@@ -386,7 +385,7 @@ describe('progressive-removal', () => {
     });
 
     it('omits the handoff with generateHandoff=false', async () => {
-      const run = progressiveRemoval.create(params('checkpointInterval=1', 'generateHandoff=false'));
+      const run = progressiveRemovalStrategy.create(params('checkpointInterval=1', 'generateHandoff=false'));
       const h = [sys(), user('task'), say('hi')];
       const i = input(h, 100_000);
       run.afterResponse!({ ...responseInput(h, say('ok')), files: i.files });
@@ -427,7 +426,7 @@ describe('progressive-removal', () => {
 
   describe('end to end', () => {
     const replay = async (scenario: Scenario, window: number, extra: Params = {}, mock: MockOptions = {}) => {
-      const { run, requests } = await recordedReplay({ scenario, strategy: progressiveRemoval, params: { ...params(), ...extra }, counter, model: 'gpt-4o', window, batchId: 'e2e', mock });
+      const { run, requests } = await recordedReplay({ scenario, strategy: progressiveRemovalStrategy, params: { ...params(), ...extra }, counter, model: 'gpt-4o', window, batchId: 'e2e', mock });
       const violations = requests.flatMap((r) => checkPairing(r.messages, { request: true }));
       return { run, violations, kinds: new Set(run.events.map((e) => e.kind)) };
     };

@@ -18,7 +18,7 @@
  *   (a parallel batch is one unit, as the seed's one tool-response message per turn is) and keeps the
  *   turn's text, the "conversational context" the seed means to preserve; a turn with no text goes.
  * - Seed defect: `compactHistory` slices the last 10 messages, which can start on a tool result; the
- *   cut here moves back to the start of its round (core/boundaries.ts), so it keeps at least 10.
+ *   cut here moves back to the start of its round (core/cut-points.ts), so it keeps at least 10.
  * - The seed's middle-out loop never reaches the newest of an odd number of tool responses (it keeps
  *   one at 100%, and removes nothing at all when there is only one); 100% here removes them all, as
  *   its "All tool responses removed" says. Every other selection is the seed's, in the seed's order.
@@ -34,18 +34,11 @@
  * - The agent's scratchpad and the compacted history are kept apart, so a later `SCRATCHPAD:` signal
  *   (recorded, so it never saw our summaries) does not erase the compacted history.
  */
-import { rounds, type Span } from '../core/cut-points.js';
-import { assistantMessage, droppedIds, hasToolCalls, strategyOrigin, userMessage, type AssistantMessage, type Message } from '../core/messages.js';
+import { recentStart, seenToolRounds, type Span } from '../core/cut-points.js';
+import { assistantMessage, droppedIds, strategyOrigin, userMessage, type AssistantMessage, type Message } from '../core/messages.js';
+import { checkBelow } from '../core/params.js';
+import { AuxiliaryCallError, defineStrategy, type RequestPlan, type StrategyEvent, type StrategyInput } from '../core/strategy.js';
 import type { TokenCounter } from '../core/tokens.js';
-
-import { checkBelow, type Params } from '../core/params.js';
-import {
-  AuxiliaryCallError,
-  type RequestPlan,
-  type StrategyDefinition,
-  type StrategyEvent,
-  type StrategyInput,
-} from '../core/strategy.js';
 
 const NAME = 'progressive-removal';
 
@@ -83,17 +76,6 @@ const TOOL_CALL_OVERHEAD = 50;
 const CURRENT_HAT = 'agent';
 
 export type Estimate = 'tokenizer' | 'chars4';
-export type SummaryMode = 'heuristic' | 'llm';
-
-export interface ProgressiveRemovalParams {
-  readonly warnThreshold: number;
-  readonly compactThreshold: number;
-  readonly recentMessages: number;
-  readonly summary: SummaryMode;
-  readonly estimate: Estimate;
-  readonly checkpointInterval: number;
-  readonly generateHandoff: boolean;
-}
 
 // ---------------------------------------------------------------------------------------------------
 // Estimation
@@ -104,23 +86,25 @@ export interface Estimator {
   context(ms: readonly Message[]): number;
 }
 
-const chars4Cache = new WeakMap<Message, number>();
-
 /** Seed `estimateContextTokens` for one message: len/4 of the content (Go's len counts bytes), len/4 of each call's input plus 50. */
 export function chars4Estimate(m: Message): number {
-  const cached = chars4Cache.get(m);
-  if (cached !== undefined) return cached;
   let tokens = Math.floor(Buffer.byteLength(m.content, 'utf8') / 4);
   if (m.role === 'assistant') {
     for (const call of m.toolCalls) tokens += Math.floor(Buffer.byteLength(call.arguments, 'utf8') / 4) + TOOL_CALL_OVERHEAD;
   }
-  chars4Cache.set(m, tokens);
   return tokens;
 }
 
+/** A run's estimator: the counter's (cached per message), or chars/4 with a cache of its own, so each message is measured once. */
 export function estimator(kind: Estimate, counter: TokenCounter): Estimator {
   if (kind === 'tokenizer') return { message: (m) => counter.countMessage(m), context: (ms) => counter.countContext(ms) };
-  return { message: chars4Estimate, context: (ms) => ms.reduce((sum, m) => sum + chars4Estimate(m), 0) };
+  const measured = new WeakMap<Message, number>();
+  const message = (m: Message): number => {
+    let tokens = measured.get(m);
+    if (tokens === undefined) measured.set(m, (tokens = chars4Estimate(m)));
+    return tokens;
+  };
+  return { message, context: (ms) => ms.reduce((sum, m) => sum + message(m), 0) };
 }
 
 // ---------------------------------------------------------------------------------------------------
@@ -153,26 +137,23 @@ export function middleOutSelection(n: number, percent: number): number[] {
   return middleOutOrder(n).slice(0, removalCount(n, percent));
 }
 
+/** The assistant turn of a removed round without its calls; undefined when it had no text to keep. */
+export type TurnStripper = (m: AssistantMessage) => AssistantMessage | undefined;
+
 /**
- * The tool rounds a removal may take, oldest first: each assistant turn with tool calls together with
- * all its results. The latest assistant turn's round is left out: its results are unseen.
+ * A run's stripper: one replacement per original, so every level and step of the run shares it (and
+ * the counter's cached count of it).
  */
-export function removableRounds(messages: readonly Message[]): Span[] {
-  const lastAssistant = messages.findLastIndex((m) => m.role === 'assistant');
-  return rounds(messages).filter((s) => hasToolCalls(messages[s.start]!) && s.start !== lastAssistant);
-}
-
-// One replacement per original, so every level and step shares it (and its cached token count).
-const strippedTurns = new WeakMap<AssistantMessage, AssistantMessage | null>();
-
-/** The assistant turn of a removed round, without its calls; undefined when it had no text to keep. */
-function withoutToolCalls(m: AssistantMessage): AssistantMessage | undefined {
-  let stripped = strippedTurns.get(m);
-  if (stripped === undefined) {
-    stripped = m.content.trim() === '' ? null : assistantMessage({ id: m.id, content: m.content, usage: m.usage, origin: strategyOrigin(NAME, 'removed') });
-    strippedTurns.set(m, stripped);
-  }
-  return stripped ?? undefined;
+export function createTurnStripper(): TurnStripper {
+  const stripped = new WeakMap<AssistantMessage, AssistantMessage | null>();
+  return (m) => {
+    let turn = stripped.get(m);
+    if (turn === undefined) {
+      turn = m.content.trim() === '' ? null : assistantMessage({ id: m.id, content: m.content, usage: m.usage, origin: strategyOrigin(NAME, 'removed') });
+      stripped.set(m, turn);
+    }
+    return turn ?? undefined;
+  };
 }
 
 interface Removal {
@@ -186,12 +167,12 @@ interface Removal {
 }
 
 /** `messages` with the given rounds removed (calls and results together, the turn's text kept). */
-export function removeRounds(messages: readonly Message[], spans: readonly Span[]): Message[] {
+export function removeRounds(messages: readonly Message[], spans: readonly Span[], strip: TurnStripper = createTurnStripper()): Message[] {
   const out: Message[] = [];
   let next = 0;
   for (const span of [...spans].sort((a, b) => a.start - b.start)) {
     out.push(...messages.slice(next, span.start));
-    const kept = withoutToolCalls(messages[span.start] as AssistantMessage);
+    const kept = strip(messages[span.start] as AssistantMessage);
     if (kept) out.push(kept);
     next = span.end;
   }
@@ -203,10 +184,10 @@ export function removeRounds(messages: readonly Message[], spans: readonly Span[
  * Seed `compactHistoryProgressive`: tries each removal level in turn and returns the first whose
  * estimate is under `target`, or the deepest level (100%) when none is.
  */
-export function removeProgressively(messages: readonly Message[], tokens: number, target: number, est: Estimator): Removal {
-  const spans = removableRounds(messages);
+export function removeProgressively(messages: readonly Message[], tokens: number, target: number, est: Estimator, strip: TurnStripper = createTurnStripper()): Removal {
+  const spans = seenToolRounds(messages);
   const savings = spans.map((s) => {
-    const kept = withoutToolCalls(messages[s.start] as AssistantMessage);
+    const kept = strip(messages[s.start] as AssistantMessage);
     const removed = messages.slice(s.start, s.end).reduce((sum, m) => sum + est.message(m), 0);
     return removed - (kept ? est.message(kept) : 0);
   });
@@ -214,7 +195,7 @@ export function removeProgressively(messages: readonly Message[], tokens: number
     const chosen = middleOutSelection(spans.length, level);
     const after = tokens - chosen.reduce((sum, i) => sum + savings[i]!, 0);
     if (after >= target && level !== 100) continue;
-    const out = chosen.length > 0 ? removeRounds(messages, chosen.map((i) => spans[i]!)) : messages;
+    const out = chosen.length > 0 ? removeRounds(messages, chosen.map((i) => spans[i]!), strip) : messages;
     return { messages: out, level, removed: chosen.length, candidates: spans.length, tokens: after, under: after < target };
   }
   throw new Error('unreachable: the removal levels end at 100%');
@@ -230,16 +211,6 @@ const isScratchpad = (m: Message): boolean => m.origin.source === 'strategy' && 
 export function pinnedCount(messages: readonly Message[]): number {
   const n = messages.findIndex((m) => m.origin.source !== 'scenario' || (m.role !== 'system' && m.role !== 'user'));
   return n === -1 ? messages.length : n;
-}
-
-/**
- * Where the kept recent messages begin: `keep` from the end, moved back to the start of its round so
- * the kept part never starts on a tool result (the seed's plain slice could). Never before `from`.
- */
-export function recentCut(messages: readonly Message[], from: number, keep: number): number {
-  const naive = messages.length - keep;
-  if (naive <= from) return from;
-  return rounds(messages, from).find((s) => s.start <= naive && naive < s.end)!.start;
 }
 
 /** Seed `parseScratchpadSignal`: from the first `SCRATCHPAD:` to the end, or to the next `\nSIGNAL:`. */
@@ -366,27 +337,28 @@ export function generateHandoff(task: string, scratchpad: string, step: number):
 
 const pct = (tokens: number, window: number): string => `${Math.round((tokens / window) * 100)}%`;
 
-export const progressiveRemoval: StrategyDefinition = {
+export const progressiveRemovalStrategy = defineStrategy({
   name: NAME,
   seed: '004',
   summary: 'Seed 004: at 90%, remove 0/10/20/50/100% of tool rounds middle-out; else keep the last 10 messages and summarize the rest into a scratchpad.',
-  params: [
-    { name: 'warnThreshold', kind: 'fraction', default: 0.8, description: 'Record a "warned" event above this share of the window (ContextWarnPct).' },
-    { name: 'compactThreshold', kind: 'fraction', default: 0.9, description: 'Compact above this share of the window, down to 80% of it (ContextCompactPct).' },
-    { name: 'recentMessages', kind: 'integer', default: 10, min: 1, max: 1000, description: 'Messages the summary fallback keeps verbatim, moved back to a round start (MaxRecentMessages).' },
-    { name: 'summary', kind: 'choice', default: 'heuristic', values: ['heuristic', 'llm'], description: 'Summary of the older messages: the seed\'s extraction of calls, decisions and quality gates, or an LLM with the 7-section prompt (heuristic on failure).' },
-    { name: 'estimate', kind: 'choice', default: 'tokenizer', values: ['tokenizer', 'chars4'], description: 'Context estimate: the run\'s tokenizer (what the overflow check counts), or the seed\'s bytes/4 plus 50 per tool call.' },
-    { name: 'checkpointInterval', kind: 'integer', default: 5, min: 1, max: 1000, description: 'Steps between checkpoints written to the offload store (one is also written after every compaction).' },
-    { name: 'generateHandoff', kind: 'boolean', default: true, description: 'Add the handoff summary (task, plan progress, key decisions, continuation prompt) to each checkpoint.' },
-  ],
+  params: {
+    warnThreshold: { kind: 'fraction', default: 0.8, description: 'Record a "warned" event above this share of the window (ContextWarnPct).' },
+    compactThreshold: { kind: 'fraction', default: 0.9, description: 'Compact above this share of the window, down to 80% of it (ContextCompactPct).' },
+    recentMessages: { kind: 'integer', default: 10, min: 1, max: 1000, description: 'Messages the summary fallback keeps verbatim, moved back to a round start (MaxRecentMessages).' },
+    summary: { kind: 'choice', default: 'heuristic', values: ['heuristic', 'llm'], description: 'Summary of the older messages: the seed\'s extraction of calls, decisions and quality gates, or an LLM with the 7-section prompt (heuristic on failure).' },
+    estimate: { kind: 'choice', default: 'tokenizer', values: ['tokenizer', 'chars4'], description: 'Context estimate: the run\'s tokenizer (what the overflow check counts), or the seed\'s bytes/4 plus 50 per tool call.' },
+    checkpointInterval: { kind: 'integer', default: 5, min: 1, max: 1000, description: 'Steps between checkpoints written to the offload store (one is also written after every compaction).' },
+    generateHandoff: { kind: 'boolean', default: true, description: 'Add the handoff summary (task, plan progress, key decisions, continuation prompt) to each checkpoint.' },
+  },
   checkParams: checkBelow('warnThreshold', 'compactThreshold'),
   thresholds: (p) => [
-    { label: 'warn', fraction: p['warnThreshold'] as number },
-    { label: 'compact', fraction: p['compactThreshold'] as number },
-    { label: 'compaction target', fraction: (p['compactThreshold'] as number) * TARGET_OF_COMPACT },
+    { label: 'warn', fraction: p.warnThreshold },
+    { label: 'compact', fraction: p.compactThreshold },
+    { label: 'compaction target', fraction: p.compactThreshold * TARGET_OF_COMPACT },
   ],
-  create(params: Params) {
-    const p = params as unknown as ProgressiveRemovalParams;
+  create(p) {
+    const strip = createTurnStripper();
+    let estimate: Estimator | undefined; // made at the first request, from the run's counter
     let agentScratchpad = '';
     let compactedHistory = '';
 
@@ -420,7 +392,8 @@ export const progressiveRemoval: StrategyDefinition = {
     /** Seed `compactHistoryWithSummary`: pinned task + scratchpad (with the new summary) + the recent messages. */
     const summarizeOlder = async (input: StrategyInput, messages: readonly Message[], est: Estimator): Promise<{ messages: Message[]; event: StrategyEvent } | undefined> => {
       const from = pinnedCount(messages);
-      const cut = recentCut(messages, from, p.recentMessages);
+      // Moved back to a round start: the seed's plain slice of the last N could start on a tool result.
+      const cut = recentStart(messages, p.recentMessages, from);
       const span = messages.slice(from, cut).filter((m) => !isScratchpad(m));
       if (span.length === 0) return undefined;
       const { text, how } = await summarize(input, span);
@@ -445,7 +418,7 @@ export const progressiveRemoval: StrategyDefinition = {
     const compact = async (input: StrategyInput, tokens: number, est: Estimator): Promise<RequestPlan> => {
       const compactAt = p.compactThreshold * input.window;
       const target = compactAt * TARGET_OF_COMPACT;
-      const removal = removeProgressively(input.messages, tokens, target, est);
+      const removal = removeProgressively(input.messages, tokens, target, est, strip);
       const events: StrategyEvent[] = [];
       let messages: readonly Message[];
       if (removal.under) {
@@ -458,7 +431,7 @@ export const progressiveRemoval: StrategyDefinition = {
           events.push(fallback.event);
           messages = fallback.messages;
           const after = est.context(messages);
-          const again = after >= compactAt ? removeProgressively(messages, after, target, est) : undefined;
+          const again = after >= compactAt ? removeProgressively(messages, after, target, est, strip) : undefined;
           if (again && again.removed > 0) {
             events.push(removedEvent(again, messages, after));
             messages = again.messages;
@@ -476,7 +449,7 @@ export const progressiveRemoval: StrategyDefinition = {
 
     return {
       async beforeRequest(input: StrategyInput): Promise<RequestPlan> {
-        const est = estimator(p.estimate, input.counter);
+        const est = (estimate ??= estimator(p.estimate, input.counter));
         const tokens = est.context(input.messages);
         if (tokens >= p.compactThreshold * input.window) return compact(input, tokens, est);
         if (tokens < p.warnThreshold * input.window) return { messages: input.messages };
@@ -492,4 +465,4 @@ export const progressiveRemoval: StrategyDefinition = {
       },
     };
   },
-};
+});

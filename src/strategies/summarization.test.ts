@@ -11,19 +11,19 @@ import { recordedReplay } from '../../test/helpers/replay.js';
 import { strategyInput } from '../../test/helpers/strategy-input.js';
 import { conversationMarkdown } from './parts/conversation-archive.js';
 import { createOffloadStore } from '../core/offload-store.js';
-import { type Params, parseAssignment, resolveParams } from '../core/params.js';
+import { type Params, resolveParams } from '../core/params.js';
 import { PRESETS } from './presets.js';
-import { heuristicSummary, summarization, summaryMessageText, TEMPLATES, VALIS_SUMMARY_PROMPT } from './summarization.js';
-import { AuxiliaryCallError, type AuxiliaryLlm, type AuxiliaryRequest, type StrategyInput } from '../core/strategy.js';
+import { heuristicSummary, summarizationStrategy, summaryMessageText, TEMPLATES, VALIS_SUMMARY_PROMPT, type SummarizationParams } from './summarization.js';
+import { AuxiliaryCallError, type AuxiliaryLlm, type AuxiliaryRequest, resolveStrategyParams, type StrategyInput } from '../core/strategy.js';
 
 let counter: TokenCounter;
 beforeAll(async () => {
   counter = await createTokenCounter('o200k_base');
 });
 
-const params = (...assignments: string[]) => resolveParams([summarization], assignments.map(parseAssignment)).get('summarization')!;
+const params = (...assignments: string[]) => resolveStrategyParams(summarizationStrategy, assignments);
 const presetParams = (name: string) =>
-  resolveParams([{ name, params: summarization.params, checkParams: summarization.checkParams, base: PRESETS[name]!.params }], []).get(name)!;
+  resolveParams([{ name, params: summarizationStrategy.params, checkParams: summarizationStrategy.checkParams, base: PRESETS[name]!.params }], []).get(name)! as SummarizationParams;
 
 /** An auxiliary LLM backed by the mock (recall 1: every fact kept), recording each request. */
 function mockLlm(options: MockOptions = {}): { llm: AuxiliaryLlm; requests: AuxiliaryRequest[] } {
@@ -39,9 +39,9 @@ function mockLlm(options: MockOptions = {}): { llm: AuxiliaryLlm; requests: Auxi
 
 const failing: AuxiliaryLlm = () => Promise.reject(new AuxiliaryCallError('overflow', 'too big'));
 
-async function plan(messages: readonly Message[], window: number, assignments: string[] = [], extra: Partial<StrategyInput> = {}, p?: Params) {
+async function plan(messages: readonly Message[], window: number, assignments: string[] = [], extra: Partial<StrategyInput> = {}, p?: SummarizationParams) {
   const files = extra.files ?? createOffloadStore();
-  const result = await summarization.create(p ?? params('recoveryPrompt=false', ...assignments)).beforeRequest(strategyInput(counter, messages, window, { files, llm: mockLlm().llm, ...extra }));
+  const result = await summarizationStrategy.create(p ?? params('recoveryPrompt=false', ...assignments)).beforeRequest(strategyInput(counter, messages, window, { files, llm: mockLlm().llm, ...extra }));
   return { ...result, events: [...(result.events ?? [])], files };
 }
 
@@ -143,7 +143,7 @@ describe('summarization', () => {
     });
 
     it('is well paired after every compaction across steps', async () => {
-      const run = summarization.create(params('recoveryPrompt=false', 'summarizationThreshold=0.5', 'keepFraction=0.1', 'offloadFirst=false'));
+      const run = summarizationStrategy.create(params('recoveryPrompt=false', 'summarizationThreshold=0.5', 'keepFraction=0.1', 'offloadFirst=false'));
       const { llm } = mockLlm();
       let messages: readonly Message[] = [sys(), user('task')];
       let summaries = 0;
@@ -278,13 +278,13 @@ describe('summarization', () => {
       expect(presetParams('deepagents')).toMatchObject({ summarizationThreshold: 0.85, keepFraction: 0.1, largeResultTokens: 20_000, offloadFirst: true });
       expect(presetParams('codex')).toMatchObject({ summarizationThreshold: 0.9, keep: 'user-messages', keepUserTokens: 20_000, template: 'handoff' });
       expect(presetParams('goose')).toMatchObject({ summarizationThreshold: 0.8, template: 'goose' });
-      for (const name of ['deepagents', 'codex', 'goose']) expect(PRESETS[name]).toMatchObject({ strategy: 'summarization', source: expect.stringContaining('anchors.md') });
+      for (const name of ['deepagents', 'codex', 'goose']) expect(PRESETS[name]).toMatchObject({ strategy: summarizationStrategy, source: expect.stringContaining('anchors.md') });
     });
   });
 
   describe('end to end', () => {
     async function replay(scenario: Scenario, window: number, p: Params, mock: MockOptions = {}) {
-      const { run, requests: contexts } = await recordedReplay({ scenario, strategy: summarization, params: p, counter, model: 'm', window, batchId: 'b', mock });
+      const { run, requests: contexts } = await recordedReplay({ scenario, strategy: summarizationStrategy, params: p, counter, model: 'm', window, batchId: 'b', mock });
       for (const c of contexts) {
         expect(checkPairing(c.messages, { request: true })).toEqual([]);
         expect(checkOrder(scenario.messages, c.messages)).toBeUndefined();

@@ -10,35 +10,36 @@
  *
  * Differences from the seed, on purpose (README "Strategies"):
  * - Sizes come from the run's token counter, tool-call arguments and framing included.
- * - The kept tail is cut only between rounds (core/boundaries.ts), never between a call and its result;
+ * - The kept tail is cut only between rounds (core/cut-points.ts), never between a call and its result;
  *   the latest round is always kept (the model has not seen its results yet), even over the budget.
  * - The LLM summarizes the span it replaces, not the kept tail too (no duplicate, less overhead).
  * - A failed or tool-call summary answer falls back to the seed's heuristic summary (the seed uses it
  *   when no summarizer is configured; seed 004 does the same on error) instead of raising.
  * - Files are named by step, not by wall-clock time, so replays are deterministic.
  */
+import { tailStart } from '../core/cut-points.js';
 import { isFromScenario, strategyOrigin, systemMessage, userMessage, type Message } from '../core/messages.js';
-import { rounds } from '../core/cut-points.js';
+import type { ParamSpecs, ParamsOf } from '../core/params.js';
+import { AuxiliaryCallError, defineStrategy, type StrategyEvent, type StrategyInput } from '../core/strategy.js';
 import type { TokenCounter } from '../core/tokens.js';
-import type { Params } from '../core/params.js';
 import { archiveConversation, conversationMarkdown } from './parts/conversation-archive.js';
 import { argumentsObject } from './parts/message-edits.js';
-import { applyOffloadTiers, OFFLOAD_PARAMS, offloadSettings, withRecoveryPrompt, type TierOutcome } from './parts/offload-tiers.js';
-import { AuxiliaryCallError, type StrategyDefinition, type StrategyEvent, type StrategyInput } from '../core/strategy.js';
+import { applyOffloadTiers, OFFLOAD_PARAMS, withRecoveryPrompt, type TierOutcome } from './parts/offload-tiers.js';
 
 const NAME = 'summarization';
 
-export type KeepMode = 'recent' | 'user-messages';
-export type TemplateName = 'valis' | 'goose' | 'handoff';
+const PARAMS = {
+  summarizationThreshold: { kind: 'fraction', default: 0.95, description: 'Summarize above this share of the window (tier 3).' },
+  keepFraction: { kind: 'fraction', default: 0.2, description: 'keep=recent: the most recent whole rounds kept verbatim, as a share of the window.' },
+  keep: { kind: 'choice', default: 'recent', values: ['recent', 'user-messages'], description: 'What stays verbatim besides the summary: the most recent rounds (seed), or the user\'s own messages (Codex).' },
+  keepUserTokens: { kind: 'integer', default: 20_000, min: 0, description: 'keep=user-messages: most tokens of user messages kept, most recent first.' },
+  template: { kind: 'choice', default: 'valis', values: ['valis', 'goose', 'handoff'], description: 'Summary sections: the seed\'s (valis), Goose\'s, or a Codex-style handoff.' },
+  offloadFirst: { kind: 'boolean', default: true, description: 'Run the reversible tiers 1-2 before summarizing, as the seed\'s manage_context does.' },
+  ...OFFLOAD_PARAMS,
+} as const satisfies ParamSpecs;
 
-export interface SummarizationParams {
-  readonly summarizationThreshold: number;
-  readonly keepFraction: number;
-  readonly keep: KeepMode;
-  readonly keepUserTokens: number;
-  readonly template: TemplateName;
-  readonly offloadFirst: boolean;
-}
+export type SummarizationParams = ParamsOf<typeof PARAMS>;
+export type TemplateName = SummarizationParams['template'];
 
 interface SummaryTemplate {
   readonly prompt: string;
@@ -155,24 +156,6 @@ This is an automatic summary. Full conversation saved to /conversation_history/
 }
 
 const isSummary = (m: Message): boolean => m.origin.source === 'strategy' && m.origin.action === 'summary';
-const tokensOf = (counter: TokenCounter, messages: readonly Message[]): number => messages.reduce((sum, m) => sum + counter.countMessage(m), 0);
-
-/**
- * Where the kept tail of `body` starts: the most recent whole rounds within `budget` tokens (the
- * seed's ~20%), cut only between rounds, so it never starts on a tool result. The latest round is
- * always kept: its results are what the model answers next.
- */
-function tailStart(body: readonly Message[], counter: TokenCounter, budget: number): number {
-  let start = body.length;
-  let used = 0;
-  for (const span of rounds(body).reverse()) {
-    const cost = tokensOf(counter, body.slice(span.start, span.end));
-    if (start < body.length && used + cost > budget) break;
-    used += cost;
-    start = span.start;
-  }
-  return start;
-}
 
 /** Codex: the user's own messages, most recent first, while they fit in `budget` tokens; in order. */
 function recentUserMessages(body: readonly Message[], counter: TokenCounter, budget: number): Message[] {
@@ -216,7 +199,8 @@ async function summarize(input: StrategyInput, messages: readonly Message[], tok
   const head = messages[0] !== undefined && messages[0].id === input.systemPrompt?.id ? 1 : 0; // the system prompt stays first
   const body = messages.slice(head);
   const recent = p.keep === 'recent';
-  const kept = recent ? body.slice(tailStart(body, counter, p.keepFraction * window)) : recentUserMessages(body, counter, p.keepUserTokens);
+  // Recent: the most recent whole rounds within the seed's ~20% of the window.
+  const kept = recent ? body.slice(tailStart(body, counter, { budget: p.keepFraction * window })) : recentUserMessages(body, counter, p.keepUserTokens);
   // Recent: the span is what the tail leaves out. User messages (Codex): everything is summarized.
   const span = recent ? body.slice(0, body.length - kept.length) : body;
   if (!span.some((m) => !isSummary(m) && !kept.includes(m))) {
@@ -245,46 +229,27 @@ function withoutTiers(input: StrategyInput, recoveryPrompt: boolean): TierOutcom
   return { messages, tokens: input.counter.countContext(messages), events: [] };
 }
 
-const summarizationParams = (p: Params): SummarizationParams => ({
-  summarizationThreshold: p['summarizationThreshold'] as number,
-  keepFraction: p['keepFraction'] as number,
-  keep: p['keep'] as KeepMode,
-  keepUserTokens: p['keepUserTokens'] as number,
-  template: p['template'] as TemplateName,
-  offloadFirst: p['offloadFirst'] as boolean,
-});
-
-export const summarization: StrategyDefinition = {
+export const summarizationStrategy = defineStrategy({
   name: NAME,
   seed: '002',
   summary: 'Seed 002 tier 3: above 95%, an LLM summary (intent, progress, decisions, state, next steps, details) plus the most recent 20% of the window; originals saved; tiers 1-2 first.',
-  params: [
-    { name: 'summarizationThreshold', kind: 'fraction', default: 0.95, description: 'Summarize above this share of the window (tier 3).' },
-    { name: 'keepFraction', kind: 'fraction', default: 0.2, description: 'keep=recent: the most recent whole rounds kept verbatim, as a share of the window.' },
-    { name: 'keep', kind: 'choice', default: 'recent', values: ['recent', 'user-messages'], description: 'What stays verbatim besides the summary: the most recent rounds (seed), or the user\'s own messages (Codex).' },
-    { name: 'keepUserTokens', kind: 'integer', default: 20_000, min: 0, description: 'keep=user-messages: most tokens of user messages kept, most recent first.' },
-    { name: 'template', kind: 'choice', default: 'valis', values: ['valis', 'goose', 'handoff'], description: 'Summary sections: the seed\'s (valis), Goose\'s, or a Codex-style handoff.' },
-    { name: 'offloadFirst', kind: 'boolean', default: true, description: 'Run the reversible tiers 1-2 before summarizing, as the seed\'s manage_context does.' },
-    ...OFFLOAD_PARAMS,
-  ],
+  params: PARAMS,
   checkParams(p) {
-    const threshold = p['summarizationThreshold'] as number;
-    if ((p['keepFraction'] as number) >= threshold) return `keepFraction (${p['keepFraction']}) must be below summarizationThreshold (${threshold})`;
-    if (p['offloadFirst'] === true && (p['compactionThreshold'] as number) > threshold) {
-      return `compactionThreshold (${p['compactionThreshold']}) must not exceed summarizationThreshold (${threshold}) when offloadFirst=true`;
+    const threshold = p.summarizationThreshold;
+    if (p.keepFraction >= threshold) return `keepFraction (${p.keepFraction}) must be below summarizationThreshold (${threshold})`;
+    if (p.offloadFirst && p.compactionThreshold > threshold) {
+      return `compactionThreshold (${p.compactionThreshold}) must not exceed summarizationThreshold (${threshold}) when offloadFirst=true`;
     }
     return undefined;
   },
   thresholds: (p) => [
-    ...(p['offloadFirst'] === true ? [{ label: 'compact (tier 2)', fraction: p['compactionThreshold'] as number }] : []),
-    { label: 'summarize (tier 3)', fraction: p['summarizationThreshold'] as number },
+    ...(p.offloadFirst ? [{ label: 'compact (tier 2)', fraction: p.compactionThreshold }] : []),
+    { label: 'summarize (tier 3)', fraction: p.summarizationThreshold },
   ],
-  create(params: Params) {
-    const p = summarizationParams(params);
-    const tiers = offloadSettings(params);
+  create(p) {
     return {
       async beforeRequest(input) {
-        const first = p.offloadFirst ? applyOffloadTiers(input, NAME, tiers) : withoutTiers(input, tiers.recoveryPrompt);
+        const first = p.offloadFirst ? applyOffloadTiers(input, NAME, p) : withoutTiers(input, p.recoveryPrompt);
         // The seed compares with ">" (manage_context).
         if (first.tokens <= p.summarizationThreshold * input.window) return { messages: first.messages, events: first.events };
         const summarized = await summarize(input, first.messages, first.tokens, p);
@@ -292,4 +257,4 @@ export const summarization: StrategyDefinition = {
       },
     };
   },
-};
+});

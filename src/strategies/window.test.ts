@@ -5,8 +5,8 @@ import { createTokenCounter, type TokenCounter } from '../core/tokens.js';
 
 import { loadScenario } from '../scenarios/load.js';
 import type { Scenario } from '../scenarios/scenario.js';
-import { type Params, parseAssignment, resolveParams } from '../core/params.js';
-import type { StrategyInput, StrategyRun } from '../core/strategy.js';
+import { type Params } from '../core/params.js';
+import { resolveStrategyParams, type StrategyInput, type StrategyRun } from '../core/strategy.js';
 import { applyWindow, windowStrategy } from './window.js';
 import { parallel, round, say, scenarioOf, sweScenarioMessages, sys, user } from '../../test/helpers/history.js';
 import { recordedReplay } from '../../test/helpers/replay.js';
@@ -19,7 +19,7 @@ beforeAll(async () => {
 
 const REAL_SCENARIO = 'scenarios/openhands-codeact-sonnet35/django__django-10880.json';
 
-const params = (...assignments: string[]) => resolveParams([windowStrategy], assignments.map(parseAssignment)).get('window')!;
+const params = (...assignments: string[]) => resolveStrategyParams(windowStrategy, assignments);
 const input = (messages: readonly Message[], window: number, extra: Partial<StrategyInput> = {}): StrategyInput => strategyInput(counter, messages, window, extra);
 
 async function plan(run: StrategyRun, i: StrategyInput) {

@@ -12,48 +12,27 @@
  * - trigger 0.9: inspect_ai's compaction trigger (Codex CLI compacts at 90% too). trigger=1 is
  *   OpenHands' conversation_window, which only acts once the request overflows.
  *
- * Cuts fall only between rounds (core/boundaries), so a call never loses its result and the tail
+ * Cuts fall only between rounds (core/cut-points.ts), so a call never loses its result and the tail
  * never starts on a tool result. The prefix grows to the end of the round `keepFirst` falls in. The
  * tail holds at most `keepLast` messages, fewer when they would not fit under the trigger, and always
  * the latest round (its results are what the model must answer).
  */
-import { rounds, type Span } from '../core/cut-points.js';
+import { headEnd, tailStart } from '../core/cut-points.js';
 import { droppedIds, type Message } from '../core/messages.js';
+import type { ParamSpecs, ParamsOf } from '../core/params.js';
+import { defineStrategy } from '../core/strategy.js';
 import type { TokenCounter } from '../core/tokens.js';
-import type { Params } from '../core/params.js';
 import { measurePressure } from './parts/pressure.js';
-import type { StrategyDefinition } from '../core/strategy.js';
 
 const NAME = 'window';
 
-export interface WindowParams {
-  readonly keepFirst: number;
-  readonly keepLast: number;
-  readonly trigger: number;
-}
+const PARAMS = {
+  keepFirst: { kind: 'integer', default: 2, min: 1, max: 1000, description: 'Leading messages always kept: the system prompt and the task by default (OpenHands SDK keep_first=2); extended to a whole round.' },
+  keepLast: { kind: 'integer', default: 20, min: 1, max: 100_000, description: 'Most recent messages kept when the window applies (LangChain keeps 20); fewer if they do not fit under the trigger, the latest round always.' },
+  trigger: { kind: 'fraction', default: 0.9, description: 'Apply the window when the context exceeds this share of the model window (inspect_ai: 0.9; 1 = only on overflow, like OpenHands conversation_window).' },
+} as const satisfies ParamSpecs;
 
-/** Index where the kept prefix ends: the end of the round holding message `keepFirst - 1`. */
-function prefixEnd(spans: readonly Span[], keepFirst: number): number {
-  return spans.find((s) => s.end >= keepFirst)?.end ?? spans.at(-1)?.end ?? 0;
-}
-
-/**
- * Index where the kept tail starts: whole rounds from the end while they hold at most `keepLast`
- * messages and fit in `budget` tokens; the last round always.
- */
-function tailStart(messages: readonly Message[], spans: readonly Span[], from: number, keepLast: number, budget: number, counter: TokenCounter): number {
-  let start = messages.length;
-  for (let j = spans.length - 1; j >= 0 && spans[j]!.start >= from; j--) {
-    const span = spans[j]!;
-    let cost = 0;
-    for (let i = span.start; i < span.end; i++) cost += counter.countMessage(messages[i]!);
-    const first = start === messages.length;
-    if (!first && (messages.length - span.start > keepLast || cost > budget)) break;
-    start = span.start;
-    budget -= cost;
-  }
-  return start;
-}
+export type WindowParams = ParamsOf<typeof PARAMS>;
 
 export interface Windowed {
   readonly messages: Message[];
@@ -64,25 +43,19 @@ export interface Windowed {
 
 /** The windowed context within `budget` tokens, or undefined when nothing lies between the prefix and the tail. */
 export function applyWindow(messages: readonly Message[], p: Omit<WindowParams, 'trigger'>, budget: number, counter: TokenCounter): Windowed | undefined {
-  const spans = rounds(messages);
-  const head = prefixEnd(spans, p.keepFirst);
+  const head = headEnd(messages, p.keepFirst);
   const prefix = messages.slice(0, head);
-  const start = tailStart(messages, spans, head, p.keepLast, budget - counter.countContext(prefix), counter);
+  const start = tailStart(messages, counter, { budget: budget - counter.countContext(prefix), maxMessages: p.keepLast, from: head });
   if (start <= head) return undefined;
   return { messages: [...prefix, ...messages.slice(start)], head, tail: messages.length - start };
 }
 
-export const windowStrategy: StrategyDefinition = {
+export const windowStrategy = defineStrategy({
   name: NAME,
   summary: 'Truncation baseline: above the trigger, keep the first K and the last N messages (OpenHands recent / conversation_window).',
-  params: [
-    { name: 'keepFirst', kind: 'integer', default: 2, min: 1, max: 1000, description: 'Leading messages always kept: the system prompt and the task by default (OpenHands SDK keep_first=2); extended to a whole round.' },
-    { name: 'keepLast', kind: 'integer', default: 20, min: 1, max: 100_000, description: 'Most recent messages kept when the window applies (LangChain keeps 20); fewer if they do not fit under the trigger, the latest round always.' },
-    { name: 'trigger', kind: 'fraction', default: 0.9, description: 'Apply the window when the context exceeds this share of the model window (inspect_ai: 0.9; 1 = only on overflow, like OpenHands conversation_window).' },
-  ],
-  thresholds: (p) => [{ label: 'window (truncate)', fraction: p['trigger'] as number }],
-  create(params: Params) {
-    const p = params as unknown as WindowParams;
+  params: PARAMS,
+  thresholds: (p) => [{ label: 'window (truncate)', fraction: p.trigger }],
+  create(p) {
     return {
       beforeRequest(input) {
         const { messages, counter } = input;
@@ -98,4 +71,4 @@ export const windowStrategy: StrategyDefinition = {
       },
     };
   },
-};
+});

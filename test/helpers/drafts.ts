@@ -1,5 +1,5 @@
 /**
- * Shared fixtures for the core tests (pairing, boundaries): draft builders for hand-made histories and
+ * Shared fixtures for the core tests (pairing, cut points): draft builders for hand-made histories and
  * a fast-check arbitrary for well-formed histories. Lives outside src/, so it is never built into dist.
  */
 import fc from 'fast-check';

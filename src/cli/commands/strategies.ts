@@ -4,13 +4,13 @@
  */
 import { PRESETS } from '../../strategies/presets.js';
 import { STRATEGIES } from '../../strategies/index.js';
-import { describeRange } from '../../core/params.js';
+import { describeRange, paramEntries } from '../../core/params.js';
 
 export function strategiesCommand(): void {
   const lines: string[] = ['Strategies (--strategy NAME, parameters with --param NAME.PARAM=VALUE):', ''];
   for (const s of Object.values(STRATEGIES)) {
     lines.push(`${s.name}${s.seed ? ` (seed ${s.seed})` : ''}: ${s.summary}`);
-    for (const p of s.params) {
+    for (const p of paramEntries(s.params)) {
       lines.push(`  --param ${s.name}.${p.name}=${String(p.default)}  ${p.description} (${describeRange(p)})`);
     }
     lines.push('');
@@ -20,7 +20,7 @@ export function strategiesCommand(): void {
     lines.push('Presets (--preset NAME; --param still overrides):', '');
     for (const p of presets) {
       const settings = Object.entries(p.params).map(([k, v]) => `${k}=${String(v)}`).join(' ');
-      lines.push(`${p.name} = ${p.strategy} ${settings}`, `  ${p.summary} Source: ${p.source}`, '');
+      lines.push(`${p.name} = ${p.strategy.name} ${settings}`, `  ${p.summary} Source: ${p.source}`, '');
     }
   }
   process.stdout.write(lines.join('\n'));

@@ -21,42 +21,30 @@
  * - Besides write_file/edit_file, every tool placeholders.ts classifies as a file write counts
  *   (str_replace_editor create/str_replace, ...), with its written-content fields.
  */
+import { unseenFrom } from '../../core/cut-points.js';
 import { strategyOrigin, withContent, type AssistantMessage, type Message, type ToolCall, type ToolMessage } from '../../core/messages.js';
-import { PER_MESSAGE_TOKENS } from '../../core/tokens.js';
-
-import { argumentsObject, withToolArguments } from './message-edits.js';
 import { confine, safeSegment, type OffloadStore } from '../../core/offload-store.js';
-import type { Params, ParamSpec } from '../../core/params.js';
-import { callsById, toolKind } from './placeholders.js';
+import type { ParamSpecs, ParamsOf } from '../../core/params.js';
 import type { StrategyEvent, StrategyInput } from '../../core/strategy.js';
+import { PER_MESSAGE_TOKENS } from '../../core/tokens.js';
+import { argumentsObject, withToolArguments } from './message-edits.js';
+import { callsById, toolKind } from './placeholders.js';
 
-export interface OffloadSettings {
-  readonly largeResultTokens: number | 'unlimited';
-  readonly compactionThreshold: number;
-  readonly previewLines: number;
-  readonly recoveryPrompt: boolean;
-}
-
-export const OFFLOAD_PARAMS: readonly ParamSpec[] = [
-  {
-    name: 'largeResultTokens',
+/** The parameters of tiers 1-2, shared by every strategy that runs them. */
+export const OFFLOAD_PARAMS = {
+  largeResultTokens: {
     kind: 'integer',
     default: 20_000,
     min: 1,
     unlimited: true,
     description: 'Tier 1: a tool result over this many tokens goes to the offload store at once ("unlimited" turns tier 1 off).',
   },
-  { name: 'compactionThreshold', kind: 'fraction', default: 0.85, description: 'Tier 2: above this share of the window, file-write contents and long file-write results become pointers.' },
-  { name: 'previewLines', kind: 'integer', default: 10, min: 0, max: 1000, description: 'Lines of an offloaded result shown as its preview.' },
-  { name: 'recoveryPrompt', kind: 'boolean', default: true, description: "Append the seed's recovery instructions to the system prompt." },
-];
+  compactionThreshold: { kind: 'fraction', default: 0.85, description: 'Tier 2: above this share of the window, file-write contents and long file-write results become pointers.' },
+  previewLines: { kind: 'integer', default: 10, min: 0, max: 1000, description: 'Lines of an offloaded result shown as its preview.' },
+  recoveryPrompt: { kind: 'boolean', default: true, description: "Append the seed's recovery instructions to the system prompt." },
+} as const satisfies ParamSpecs;
 
-export const offloadSettings = (p: Params): OffloadSettings => ({
-  largeResultTokens: p['largeResultTokens'] as number | 'unlimited',
-  compactionThreshold: p['compactionThreshold'] as number,
-  previewLines: p['previewLines'] as number,
-  recoveryPrompt: p['recoveryPrompt'] as boolean,
-});
+export type OffloadSettings = ParamsOf<typeof OFFLOAD_PARAMS>;
 
 /** Seed 002's system-prompt segment (get_system_prompt_segment), word for word. */
 export const RECOVERY_PROMPT = [
@@ -195,7 +183,7 @@ function compactFileWrites(tiers: Tiers, messages: readonly Message[]): { messag
   const { input, strategy } = tiers;
   const { counter, files, step } = input;
   const calls = callsById(messages);
-  const latestTurn = messages.findLastIndex((m) => m.role === 'assistant');
+  const unseen = unseenFrom(messages);
   let out: Message[] | undefined;
   const events: StrategyEvent[] = [];
   const replace = (i: number, m: Message, next: Message, detail: string): void => {
@@ -210,7 +198,7 @@ function compactFileWrites(tiers: Tiers, messages: readonly Message[]): { messag
       return;
     }
     // Results after the latest assistant turn are unseen by the model: they stay.
-    if (m.role !== 'tool' || i > latestTurn || m.content.length <= FILE_RESULT_CHARS) return;
+    if (m.role !== 'tool' || i >= unseen || m.content.length <= FILE_RESULT_CHARS) return;
     if (!isFileWrite(calls.get(m.toolCallId), m.name)) return;
     const path = freshPath(files, '/tool_outputs', `${m.name}_step${step}_${m.toolCallId}`, '.txt');
     files.write(path, m.content);
