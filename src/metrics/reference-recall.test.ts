@@ -2,7 +2,7 @@ import { readdirSync } from 'node:fs';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { assistantMessage, strategyOrigin, systemMessage, toolMessage, userMessage, withContent, type Message } from '../core/messages.js';
 import { loadScenario } from '../scenarios/load.js';
-import { generateScenario } from '../scenarios/generate.js';
+import { generateScenario } from '../scenarios/generate/index.js';
 import { parseScenario, turns, type Scenario } from '../scenarios/scenario.js';
 import { argumentTexts, messageFacts, presentInContext, referenceTargets, referenceTargetsOf } from './reference-recall.js';
 

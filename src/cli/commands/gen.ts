@@ -1,5 +1,5 @@
 /**
- * `bench scenarios gen`: writes seeded synthetic scenarios (src/scenarios/generate.ts) as JSON (or
+ * `bench scenarios gen`: writes seeded synthetic scenarios (src/scenarios/generate/) as JSON (or
  * YAML for a .yaml file): one file, K files with seeds seed..seed+K-1 into a folder, or the bundled
  * suite. Every scenario is validated before it is written.
  */
@@ -7,7 +7,9 @@ import { mkdir, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { stringify as toYaml } from 'yaml';
 import { CtxbenchError } from '../../core/errors.js';
-import { GENERATE_DEFAULTS, SYNTHETIC_SUITE, checkOption, generateScenario, type BashStyle, type GenerateOptions, type NumericOption } from '../../scenarios/generate.js';
+import { generateScenario } from '../../scenarios/generate/index.js';
+import { GENERATE_DEFAULTS, checkOption, type BashStyle, type GenerateOptions, type NumericOption } from '../../scenarios/generate/options.js';
+import { SYNTHETIC_SUITE } from '../../scenarios/generate/suite.js';
 import { parseScenario } from '../../scenarios/scenario.js';
 import type { ScenarioFile } from '../../scenarios/schema.js';
 import { parseTokenCount } from '../options.js';

@@ -1,24 +1,19 @@
 import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { bench, expectOneLineError, tempDir } from '../../test/helpers/cli.js';
-import { extractFacts } from '../core/facts.js';
-import { createTokenCounter, type TokenCounter } from '../core/tokens.js';
-import {
-  FACT_WORDS,
-  FILLER_WORDS,
-  GENERATE_DEFAULTS,
-  SYNTHETIC_SUITE,
-  generateScenario,
-  mulberry32,
-  syntheticId,
-  type GenerateOptions,
-} from './generate.js';
-import { loadScenario } from './load.js';
-import { parseScenario, turns } from './scenario.js';
-import type { ScenarioFile, ScenarioFileMessage } from './schema.js';
+import { bench, expectOneLineError, tempDir } from '../../../test/helpers/cli.js';
+import { extractFacts } from '../../core/facts.js';
+import { createTokenCounter, type TokenCounter } from '../../core/tokens.js';
+import { loadScenario } from '../load.js';
+import { parseScenario, turns } from '../scenario.js';
+import type { ScenarioFile, ScenarioFileMessage } from '../schema.js';
+import { generateScenario } from './index.js';
+import { syntheticId } from './naming.js';
+import { GENERATE_DEFAULTS, type GenerateOptions } from './options.js';
+import { SYNTHETIC_SUITE } from './suite.js';
+import { FACT_WORDS } from './vocabulary.js';
 
-const ROOT = path.resolve(import.meta.dirname, '../..');
+const ROOT = path.resolve(import.meta.dirname, '../../..');
 
 type Assistant = Extract<ScenarioFileMessage, { role: 'assistant' }>;
 const assistants = (s: ScenarioFile): Assistant[] => s.messages.filter((m): m is Assistant => m.role === 'assistant');
@@ -33,17 +28,6 @@ const stepStarts = (s: ScenarioFile): number[] => s.messages.flatMap((m, i) => (
 let counter: TokenCounter;
 beforeAll(async () => {
   counter = await createTokenCounter('o200k_base');
-});
-
-describe('mulberry32', () => {
-  it('is a deterministic stream in [0, 1)', () => {
-    const [a, b] = [mulberry32(42), mulberry32(42)];
-    const xs = Array.from({ length: 1000 }, () => a());
-    expect(xs).toEqual(Array.from({ length: 1000 }, () => b()));
-    expect(xs.every((x) => x >= 0 && x < 1)).toBe(true);
-    expect(Math.abs(xs.reduce((n, x) => n + x, 0) / xs.length - 0.5)).toBeLessThan(0.05);
-    expect(mulberry32(43)()).not.toBe(mulberry32(42)());
-  });
 });
 
 describe('generateScenario: determinism', () => {
@@ -152,11 +136,6 @@ describe('generateScenario: planted facts and probes', () => {
     const mentioned = s.probes!.filter((p) => assistants(s).some((a) => (a.content ?? '').includes(p.answer)));
     expect(mentioned.length).toBeGreaterThan(10);
     expect(mentioned.length).toBeLessThan(s.probes!.length - 10);
-  });
-
-  it('fact words never appear in filler vocabulary', () => {
-    const filler = new Set(FILLER_WORDS.flatMap((w) => w.toLowerCase().split(/[^a-z]+/)));
-    expect(FACT_WORDS.filter((w) => filler.has(w))).toEqual([]);
   });
 });
 
