@@ -2,15 +2,15 @@
  * What `bench check` prints and writes: the findings table, a markdown summary (PR comment or
  * $GITHUB_STEP_SUMMARY) and github-action-benchmark's JSON (customSmallerIsBetter).
  */
-import type { RunMetrics } from './baseline.js';
-import type { ComparedMetric, Comparison, Finding } from './compare.js';
+import { unitOf, type ComparedMetric, type RunMetrics } from '../metrics/run-metrics.js';
+import type { Comparison, Finding } from './compare.js';
 
-const FRACTIONS = new Set<ComparedMetric>(['peakContextPct', 'referenceRecall']);
-
+/** A metric's value in its unit (run-metrics.ts): a status as written, a percentage, dollars, a count. */
 export function formatValue(metric: ComparedMetric, value: number | string): string {
   if (typeof value === 'string') return value;
-  if (FRACTIONS.has(metric)) return `${(value * 100).toFixed(1)}%`;
-  if (metric === 'costUsd') return `$${value.toFixed(4)}`;
+  const unit = unitOf(metric);
+  if (unit === 'fraction') return `${(value * 100).toFixed(1)}%`;
+  if (unit === 'usd') return `$${value.toFixed(4)}`;
   return Number.isInteger(value) ? value.toLocaleString('en-US') : value.toFixed(2);
 }
 
@@ -18,8 +18,8 @@ export function formatDelta(finding: Finding): string {
   const { metric, delta, baseline } = finding;
   if (delta === null || typeof baseline !== 'number') return '';
   const sign = delta > 0 ? '+' : delta < 0 ? '-' : '±';
-  if (FRACTIONS.has(metric)) return `${sign}${Math.abs(delta * 100).toFixed(1)} pp`;
-  const abs = metric === 'costUsd' ? `$${Math.abs(delta).toFixed(4)}` : formatValue(metric, Math.abs(delta));
+  if (unitOf(metric) === 'fraction') return `${sign}${Math.abs(delta * 100).toFixed(1)} pp`;
+  const abs = formatValue(metric, Math.abs(delta));
   return baseline === 0 ? `${sign}${abs}` : `${sign}${abs} (${sign}${Math.abs((delta / baseline) * 100).toFixed(1)}%)`;
 }
 

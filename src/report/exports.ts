@@ -2,7 +2,8 @@
  * The report's other outputs, from the same numbers as the HTML page: JSON (for tools), CSV (one row
  * per run, for spreadsheets) and markdown (for a PR comment or a CI job summary).
  */
-import { metricsByKey, runMetrics } from '../gate/baseline.js';
+import { metricsByKey } from '../gate/baseline.js';
+import { runMetrics } from '../metrics/run-metrics.js';
 import { formatMarkdown } from '../gate/output.js';
 import { probesPassed } from '../metrics/probe-verdict.js';
 import type { RunResult } from '../core/run-records.js';
