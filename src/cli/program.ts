@@ -3,6 +3,7 @@
  * they are imported lazily so `bench --help` stays fast.
  */
 import { Command, Option } from 'commander';
+import { DEFAULT_TOLERANCES, NUMERIC_METRICS, toleranceText, unitOf, type NumericMetric } from '../metrics/run-metrics.js';
 import { collect } from './options.js';
 import { DEFAULT_DB, DEFAULT_REPORT, VERSION } from './paths.js';
 
@@ -151,8 +152,7 @@ export function buildProgram(): Command {
     .option('--batch <id>', 'which `bench run` to check (default: the latest)')
     .option(
       '--tolerance <metric=abs:X|rel:Y>',
-      'how much worse a metric may get, repeatable; defaults: inputTokens, outputTokens, overheadTokens, cachedInputTokens, costUsd rel:2%; ' +
-        'peakContextPct abs:0.02; probesPassed abs:0; steps abs:0; referenceRecall abs:0.005 (fractions). A status change from completed is always a regression',
+      `how much worse a metric may get, repeatable; defaults: ${defaultTolerances()}. A status change from completed is always a regression`,
       collect,
       [],
     )
@@ -178,6 +178,22 @@ export function buildProgram(): Command {
     .action(async (opts) => (await import('./commands/serve-mock.js')).serveMockCommand(opts));
 
   return program;
+}
+
+/**
+ * `bench check`'s default tolerances, the metrics that share one listed together: relative ones first,
+ * then absolute ones, those in fractions of the window or of the references last (so the note is theirs).
+ */
+function defaultTolerances(): string {
+  const rank = (m: NumericMetric): number => (DEFAULT_TOLERANCES[m].kind === 'rel' ? 0 : unitOf(m) === 'fraction' ? 2 : 1);
+  const groups = new Map<string, NumericMetric[]>();
+  for (const metric of [...NUMERIC_METRICS].sort((a, b) => rank(a) - rank(b))) {
+    const tolerance = toleranceText(DEFAULT_TOLERANCES[metric]);
+    const key = `${rank(metric)}:${tolerance}`;
+    groups.set(key, [...(groups.get(key) ?? []), metric]);
+  }
+  const listed = [...groups.values()].map((metrics) => `${metrics.join(', ')} ${toleranceText(DEFAULT_TOLERANCES[metrics[0]!])}`);
+  return `${listed.join('; ')}${NUMERIC_METRICS.some((m) => rank(m) === 2) ? ' (fractions)' : ''}`;
 }
 
 /** The flags of every command that replays a matrix (`bench run`, `bench sweep`). */

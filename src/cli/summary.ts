@@ -2,7 +2,7 @@
  * The tables `bench run` prints when it finishes: one row per run, then one row per run configuration
  * (a strategy, told apart by its parameters when a sweep ran several settings: report/columns.ts).
  */
-import { probesPassed } from '../metrics/probe-verdict.js';
+import { aggregateRuns, costText, type ProbeTotals, type RecallTotal, type RunsAggregate } from '../metrics/aggregate.js';
 import { columnsOf, runsByColumn } from '../report/columns.js';
 import type { RunResult } from '../core/run-records.js';
 import { describeOutcome } from './progress.js';
@@ -37,32 +37,25 @@ export function runTable(runs: readonly RunResult[]): string {
 }
 
 const pct = (part: number, whole: number): string => (whole === 0 ? '-' : `${((100 * part) / whole).toFixed(1)}%`);
+const recall = ({ present, total }: RecallTotal): string => pct(present, total);
 
 /**
  * Probes passed / asked, with where the facts were in the context: v(erbatim), s(ummary), r(ecoverable
  * from the offload store). Live runs pass a probe on the model's answer, so they say "answered".
  */
-function probeCell(runs: readonly RunResult[]): string {
-  const total = runs.reduce((n, r) => n + r.summary.probes.total, 0);
+function probeCell({ passed, total, verbatim, summary, recoverable, answered }: ProbeTotals): string {
   if (total === 0) return '-';
-  const sum = (k: 'verbatim' | 'summary' | 'recoverable'): number => runs.reduce((n, r) => n + r.summary.probes[k], 0);
-  const [v, s, r] = [sum('verbatim'), sum('summary'), sum('recoverable')];
-  const passed = runs.reduce((n, run) => n + probesPassed(run.summary.probes), 0);
-  const asked = runs.some((run) => run.summary.probes.answered !== undefined);
-  return `${passed}/${total} (${asked ? 'answered; in context ' : ''}v${v} s${s} r${r})`;
+  return `${passed}/${total} (${answered ? 'answered; in context ' : ''}v${verbatim} s${summary} r${recoverable})`;
 }
 
-function costCell(runs: readonly RunResult[]): string {
-  const known = runs.filter((r) => r.summary.costUsd !== undefined);
-  if (known.length === 0) return '-';
-  const total = known.reduce((n, r) => n + r.summary.costUsd!, 0);
-  return `$${total.toFixed(2)}${known.length < runs.length ? '+' : ''}`;
+function overflowCell(a: RunsAggregate): string {
+  const verdict = a.overflowed === 0 ? 'no' : `yes (${a.overflowed} of ${a.runs})`;
+  return a.otherFailed > 0 ? `${verdict}; ${a.otherFailed} failed otherwise` : verdict;
 }
 
-const perStrategy = (runs: readonly RunResult[]): [string, RunResult[]][] =>
-  runsByColumn(columnsOf(runs), runs).map(({ col, runs: own }) => [col.label, own]);
-
-const total = (runs: readonly RunResult[], f: (r: RunResult) => number): number => runs.reduce((acc, r) => acc + f(r), 0);
+/** Each run configuration's label and aggregate, in column order. */
+const perStrategy = (runs: readonly RunResult[]): [string, RunsAggregate][] =>
+  runsByColumn(columnsOf(runs), runs).map(({ col, runs: own }) => [col.label, aggregateRuns(own)]);
 
 /** Per strategy: what the runs did and what they cost. */
 export function strategyTable(runs: readonly RunResult[]): string {
@@ -82,27 +75,21 @@ export function strategyTable(runs: readonly RunResult[]): string {
       { header: 'mean ctx', align: 'right' },
       { header: 'overflowed' },
     ],
-    perStrategy(runs).map(([name, own]) => {
-      const overflowed = own.filter((r) => r.summary.status === 'overflow').length;
-      const failed = own.filter((r) => r.summary.status !== 'completed' && r.summary.status !== 'overflow').length;
-      const verdict = overflowed === 0 ? 'no' : `yes (${overflowed} of ${own.length})`;
-      const input = total(own, (r) => r.summary.inputTokens);
-      return [
-        name,
-        own.length,
-        `${total(own, (r) => r.summary.steps)}/${total(own, (r) => r.summary.totalSteps)}`,
-        total(own, (r) => r.summary.sessions),
-        total(own, (r) => r.summary.restarts),
-        input,
-        pct(total(own, (r) => r.summary.cachedInputTokens), input),
-        total(own, (r) => r.summary.overheadTokens),
-        total(own, (r) => r.summary.llmCalls),
-        costCell(own),
-        formatPct(Math.max(...own.map((r) => r.summary.peakContextPct))),
-        formatPct(total(own, (r) => r.summary.meanContextPct) / own.length),
-        failed > 0 ? `${verdict}; ${failed} failed otherwise` : verdict,
-      ];
-    }),
+    perStrategy(runs).map(([name, a]) => [
+      name,
+      a.runs,
+      `${a.steps}/${a.totalSteps}`,
+      a.sessions,
+      a.restarts,
+      a.inputTokens,
+      pct(a.cachedInputTokens, a.inputTokens),
+      a.overheadTokens,
+      a.llmCalls,
+      costText(a.cost, (usd) => `$${usd.toFixed(2)}`),
+      formatPct(a.peakContext.max),
+      formatPct(a.meanContextPct),
+      overflowCell(a),
+    ]),
   );
 }
 
@@ -111,8 +98,6 @@ export function strategyTable(runs: readonly RunResult[]): string {
  * r: recoverable from the offload store), and reference recall, overall and by recorded outcome.
  */
 export function successTable(runs: readonly RunResult[]): string {
-  const recall = (own: readonly RunResult[]): string =>
-    pct(total(own, (r) => r.summary.referenceRecall?.present ?? 0), total(own, (r) => r.summary.referenceRecall?.total ?? 0));
   return formatTable(
     [
       { header: 'strategy' },
@@ -122,13 +107,13 @@ export function successTable(runs: readonly RunResult[]): string {
       { header: 'ref recall (resolved)', align: 'right' },
       { header: 'ref recall (unresolved)', align: 'right' },
     ],
-    perStrategy(runs).map(([name, own]) => [
+    perStrategy(runs).map(([name, a]) => [
       name,
-      `${own.filter((r) => r.summary.status === 'completed').length}/${own.length}`,
-      probeCell(own),
-      recall(own),
-      recall(own.filter((r) => r.config.outcome === 'resolved')),
-      recall(own.filter((r) => r.config.outcome === 'unresolved')),
+      `${a.completed}/${a.runs}`,
+      probeCell(a.probes),
+      recall(a.referenceRecall),
+      recall(a.recallByOutcome.resolved),
+      recall(a.recallByOutcome.unresolved),
     ]),
   );
 }

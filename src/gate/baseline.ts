@@ -4,30 +4,11 @@
  * except the top-level `created` field, which `bench check` ignores.
  */
 import { CtxbenchError } from '../core/errors.js';
-import { probesPassed } from '../metrics/probe-verdict.js';
 import { runLabel } from '../core/run-names.js';
-import type { RunResult, RunStatus } from '../core/run-records.js';
+import type { RunResult } from '../core/run-records.js';
+import { METRIC_FIELDS, NULLABLE_METRICS, runMetrics, type RunMetrics } from '../metrics/run-metrics.js';
 
 export const BASELINE_FORMAT = 1;
-
-export interface RunMetrics {
-  readonly status: RunStatus;
-  readonly steps: number;
-  readonly inputTokens: number;
-  readonly outputTokens: number;
-  readonly overheadTokens: number;
-  readonly cachedInputTokens: number;
-  /** Fraction of the window at the fullest request. */
-  readonly peakContextPct: number;
-  /** Probes answered verbatim, from a summary or recoverable from the offload store. */
-  readonly probesPassed: number;
-  readonly probesTotal: number;
-  /** Recorded references still in context when used; null when the scenario records none. */
-  readonly referencePresent: number | null;
-  readonly referenceTotal: number | null;
-  /** null when the price model's price is unknown. */
-  readonly costUsd: number | null;
-}
 
 export interface Baseline {
   readonly format: number;
@@ -48,40 +29,6 @@ export interface BatchMeta {
 
 /** A run's key in a baseline: its strategy or preset (with a sweep's setting) and scenario. */
 export const runKey = (run: RunResult): string => `${runLabel(run.config.strategy, run.config.variant)}|${run.config.scenarioId}`;
-
-/** The keys of RunMetrics in file order. */
-export const METRIC_FIELDS = [
-  'status',
-  'steps',
-  'inputTokens',
-  'outputTokens',
-  'overheadTokens',
-  'cachedInputTokens',
-  'peakContextPct',
-  'probesPassed',
-  'probesTotal',
-  'referencePresent',
-  'referenceTotal',
-  'costUsd',
-] as const satisfies readonly (keyof RunMetrics)[];
-
-export function runMetrics(run: RunResult): RunMetrics {
-  const s = run.summary;
-  return {
-    status: s.status,
-    steps: s.steps,
-    inputTokens: s.inputTokens,
-    outputTokens: s.outputTokens,
-    overheadTokens: s.overheadTokens,
-    cachedInputTokens: s.cachedInputTokens,
-    peakContextPct: s.peakContextPct,
-    probesPassed: probesPassed(s.probes),
-    probesTotal: s.probes.total,
-    referencePresent: s.referenceRecall?.present ?? null,
-    referenceTotal: s.referenceRecall?.total ?? null,
-    costUsd: s.costUsd ?? null,
-  };
-}
 
 /** One entry per run key; two runs with one key (the same strategy and scenario twice) is an error. */
 export function metricsByKey(runs: readonly RunResult[], where: string): Map<string, RunMetrics> {
@@ -113,7 +60,6 @@ export function serializeBaseline(baseline: Baseline): string {
 }
 
 const STATUSES: readonly string[] = ['completed', 'overflow', 'invalid_context', 'stopped', 'error'];
-const NULLABLE = new Set<string>(['referencePresent', 'referenceTotal', 'costUsd']);
 
 /** Validates a baseline file's text; every problem is a one-line error naming `file`. */
 export function parseBaseline(text: string, file: string): Baseline {
@@ -134,8 +80,8 @@ export function parseBaseline(text: string, file: string): Baseline {
       const v = value[field];
       if (field === 'status') {
         if (typeof v !== 'string' || !STATUSES.includes(v)) throw bad(`runs["${key}"].status must be one of ${STATUSES.join(', ')}`);
-      } else if (!(typeof v === 'number' && Number.isFinite(v)) && !(v === null && NULLABLE.has(field))) {
-        throw bad(`runs["${key}"].${field} must be a number${NULLABLE.has(field) ? ' or null' : ''}`);
+      } else if (!(typeof v === 'number' && Number.isFinite(v)) && !(v === null && NULLABLE_METRICS.has(field))) {
+        throw bad(`runs["${key}"].${field} must be a number${NULLABLE_METRICS.has(field) ? ' or null' : ''}`);
       }
     }
     runs[key] = ordered(value as unknown as RunMetrics);

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { parseBaseline, serializeBaseline, type Baseline, type RunMetrics } from './baseline.js';
-import { compareRuns, DEFAULT_TOLERANCES, parseTolerances, type Finding } from './compare.js';
+import { DEFAULT_TOLERANCES, type RunMetrics } from '../metrics/run-metrics.js';
+import { parseBaseline, serializeBaseline, type Baseline } from './baseline.js';
+import { compareRuns, parseTolerances, type Finding } from './compare.js';
 import { benchmarkJson, formatMarkdown, formatText } from './output.js';
 
 const RUN: RunMetrics = {

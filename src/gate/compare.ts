@@ -3,60 +3,17 @@
  * tolerance per metric (absolute or relative) and a direction (which way is worse).
  */
 import { CtxbenchError } from '../core/errors.js';
-import type { RunMetrics } from './baseline.js';
-
-/** What `bench check` compares. referenceRecall is referencePresent / referenceTotal. */
-export const COMPARED_METRICS = [
-  'status',
-  'steps',
-  'inputTokens',
-  'outputTokens',
-  'overheadTokens',
-  'cachedInputTokens',
-  'peakContextPct',
-  'probesPassed',
-  'referenceRecall',
-  'costUsd',
-] as const;
-export type ComparedMetric = (typeof COMPARED_METRICS)[number];
-export type NumericMetric = Exclude<ComparedMetric, 'status'>;
-
-export interface Tolerance {
-  readonly kind: 'abs' | 'rel';
-  /** abs: in the metric's unit (fractions for peakContextPct and referenceRecall); rel: a fraction of the baseline. */
-  readonly value: number;
-}
-
-export type Direction = 'lower' | 'higher';
-
-/** Which way is better for each numeric metric. */
-export const BETTER: Readonly<Record<NumericMetric, Direction>> = {
-  steps: 'higher', // fewer steps replayed: the run ended earlier
-  inputTokens: 'lower',
-  outputTokens: 'lower',
-  overheadTokens: 'lower',
-  cachedInputTokens: 'higher', // more prompt-cache hits: cheaper input
-  peakContextPct: 'lower',
-  probesPassed: 'higher',
-  referenceRecall: 'higher',
-  costUsd: 'lower',
-};
-
-export const DEFAULT_TOLERANCES: Readonly<Record<NumericMetric, Tolerance>> = {
-  steps: { kind: 'abs', value: 0 },
-  inputTokens: { kind: 'rel', value: 0.02 },
-  outputTokens: { kind: 'rel', value: 0.02 },
-  overheadTokens: { kind: 'rel', value: 0.02 },
-  cachedInputTokens: { kind: 'rel', value: 0.02 },
-  peakContextPct: { kind: 'abs', value: 0.02 },
-  probesPassed: { kind: 'abs', value: 0 },
-  referenceRecall: { kind: 'abs', value: 0.005 },
-  costUsd: { kind: 'rel', value: 0.02 },
-};
-
-export type Tolerances = Readonly<Record<NumericMetric, Tolerance>>;
-
-const NUMERIC = COMPARED_METRICS.filter((m): m is NumericMetric => m !== 'status');
+import {
+  BETTER,
+  DEFAULT_TOLERANCES,
+  metricValue,
+  NUMERIC_METRICS,
+  type ComparedMetric,
+  type NumericMetric,
+  type RunMetrics,
+  type Tolerance,
+  type Tolerances,
+} from '../metrics/run-metrics.js';
 
 /** Parses `--tolerance metric=abs:X|rel:Y` flags (rel accepts 0.05 or 5%) over the defaults. */
 export function parseTolerances(specs: readonly string[], defaults: Tolerances = DEFAULT_TOLERANCES): Tolerances {
@@ -66,7 +23,7 @@ export function parseTolerances(specs: readonly string[], defaults: Tolerances =
     const match = /^\s*([A-Za-z]+)\s*=\s*(abs|rel)\s*:\s*([0-9.eE+-]+)\s*(%?)\s*$/.exec(spec);
     if (!match) throw invalid('metric=abs:X or metric=rel:Y, e.g. inputTokens=rel:5% or peakContextPct=abs:0.05');
     const [, metric, kind, number, percent] = match;
-    if (!(NUMERIC as readonly string[]).includes(metric!)) throw invalid(`a metric among ${NUMERIC.join(', ')}`);
+    if (!(NUMERIC_METRICS as readonly string[]).includes(metric!)) throw invalid(`a metric among ${NUMERIC_METRICS.join(', ')}`);
     let value = Number(number);
     if (percent) {
       if (kind !== 'rel') throw invalid('a plain number for abs: (a % suffix is only for rel:)');
@@ -97,14 +54,6 @@ export interface Comparison {
   readonly newInCandidate: readonly string[];
   /** Runs in both. */
   readonly compared: number;
-}
-
-export function metricValue(metrics: RunMetrics, metric: NumericMetric): number | null {
-  if (metric === 'referenceRecall') {
-    const { referencePresent: present, referenceTotal: total } = metrics;
-    return present === null || total === null || total === 0 ? null : present / total;
-  }
-  return metrics[metric];
 }
 
 /** How far `candidate` may be worse than `baseline` before it is a regression (and better before it is an improvement). */
@@ -142,7 +91,7 @@ export function compareRuns(
       else if (c.status === 'completed') improvements.push({ ...finding, kind: 'improvement' });
       continue;
     }
-    for (const metric of NUMERIC) {
+    for (const metric of NUMERIC_METRICS) {
       const bv = metricValue(b, metric);
       const cv = metricValue(c, metric);
       if (bv === null || cv === null) continue;

@@ -2,15 +2,16 @@
  * What `bench check` prints and writes: the findings table, a markdown summary (PR comment or
  * $GITHUB_STEP_SUMMARY) and github-action-benchmark's JSON (customSmallerIsBetter).
  */
-import type { RunMetrics } from './baseline.js';
-import type { ComparedMetric, Comparison, Finding } from './compare.js';
+import { aggregateMetrics, costText, type MetricsAggregate } from '../metrics/aggregate.js';
+import { unitOf, type ComparedMetric, type RunMetrics } from '../metrics/run-metrics.js';
+import type { Comparison, Finding } from './compare.js';
 
-const FRACTIONS = new Set<ComparedMetric>(['peakContextPct', 'referenceRecall']);
-
+/** A metric's value in its unit (run-metrics.ts): a status as written, a percentage, dollars, a count. */
 export function formatValue(metric: ComparedMetric, value: number | string): string {
   if (typeof value === 'string') return value;
-  if (FRACTIONS.has(metric)) return `${(value * 100).toFixed(1)}%`;
-  if (metric === 'costUsd') return `$${value.toFixed(4)}`;
+  const unit = unitOf(metric);
+  if (unit === 'fraction') return `${(value * 100).toFixed(1)}%`;
+  if (unit === 'usd') return `$${value.toFixed(4)}`;
   return Number.isInteger(value) ? value.toLocaleString('en-US') : value.toFixed(2);
 }
 
@@ -18,8 +19,8 @@ export function formatDelta(finding: Finding): string {
   const { metric, delta, baseline } = finding;
   if (delta === null || typeof baseline !== 'number') return '';
   const sign = delta > 0 ? '+' : delta < 0 ? '-' : '±';
-  if (FRACTIONS.has(metric)) return `${sign}${Math.abs(delta * 100).toFixed(1)} pp`;
-  const abs = metric === 'costUsd' ? `$${Math.abs(delta).toFixed(4)}` : formatValue(metric, Math.abs(delta));
+  if (unitOf(metric) === 'fraction') return `${sign}${Math.abs(delta * 100).toFixed(1)} pp`;
+  const abs = formatValue(metric, Math.abs(delta));
   return baseline === 0 ? `${sign}${abs}` : `${sign}${abs} (${sign}${Math.abs((delta / baseline) * 100).toFixed(1)}%)`;
 }
 
@@ -61,42 +62,17 @@ export function formatText(c: Comparison): string {
   return `${lines.join('\n')}\n`;
 }
 
-export interface StrategyAggregate {
-  readonly strategy: string;
-  readonly runs: number;
-  readonly inputTokens: number;
-  readonly outputTokens: number;
-  readonly overheadTokens: number;
-  /** null when any run's price is unknown. */
-  readonly costUsd: number | null;
-  readonly meanPeakContextPct: number;
-  readonly probesLost: number;
-  readonly notCompleted: number;
-}
+type RunsByKey = ReadonlyMap<string, RunMetrics> | Readonly<Record<string, RunMetrics>>;
 
-/** Per-strategy sums (means for peak context) over runs keyed `strategy|scenarioId`, sorted by strategy. */
-export function aggregateByStrategy(runs: ReadonlyMap<string, RunMetrics> | Readonly<Record<string, RunMetrics>>): StrategyAggregate[] {
+/** Each strategy's aggregate over runs keyed `strategy|scenarioId`, sorted by strategy. */
+export function aggregateByStrategy(runs: RunsByKey): { strategy: string; totals: MetricsAggregate }[] {
   const entries = runs instanceof Map ? [...runs.entries()] : Object.entries(runs);
   const groups = new Map<string, RunMetrics[]>();
   for (const [key, metrics] of entries) {
     const strategy = key.slice(0, key.indexOf('|'));
     groups.set(strategy, [...(groups.get(strategy) ?? []), metrics]);
   }
-  const sum = (list: readonly RunMetrics[], f: (m: RunMetrics) => number): number => list.reduce((t, m) => t + f(m), 0);
-  return [...groups.keys()].sort().map((strategy) => {
-    const list = groups.get(strategy)!;
-    return {
-      strategy,
-      runs: list.length,
-      inputTokens: sum(list, (m) => m.inputTokens),
-      outputTokens: sum(list, (m) => m.outputTokens),
-      overheadTokens: sum(list, (m) => m.overheadTokens),
-      costUsd: list.every((m) => m.costUsd !== null) ? sum(list, (m) => m.costUsd!) : null,
-      meanPeakContextPct: sum(list, (m) => m.peakContextPct) / list.length,
-      probesLost: sum(list, (m) => m.probesTotal - m.probesPassed),
-      notCompleted: list.filter((m) => m.status !== 'completed').length,
-    };
-  });
+  return [...groups.keys()].sort().map((strategy) => ({ strategy, totals: aggregateMetrics(groups.get(strategy)!) }));
 }
 
 export interface BenchmarkEntry {
@@ -106,21 +82,27 @@ export interface BenchmarkEntry {
   readonly extra?: string;
 }
 
-/** github-action-benchmark's customSmallerIsBetter input: every value here is better when smaller. */
-export function benchmarkJson(runs: ReadonlyMap<string, RunMetrics> | Readonly<Record<string, RunMetrics>>): BenchmarkEntry[] {
+const probesLost = (a: MetricsAggregate): number => a.probes.total - a.probes.passed;
+const notCompleted = (a: MetricsAggregate): number => a.runs - a.completed;
+
+/**
+ * github-action-benchmark's customSmallerIsBetter input: every value here is better when smaller. A
+ * cost goes in only when every run is priced: a lower bound would chart as a saving.
+ */
+export function benchmarkJson(runs: RunsByKey): BenchmarkEntry[] {
   const out: BenchmarkEntry[] = [];
-  for (const a of aggregateByStrategy(runs)) {
+  for (const { strategy, totals: a } of aggregateByStrategy(runs)) {
     const extra = `${a.runs} runs`;
     out.push(
-      { name: `${a.strategy}: input tokens`, unit: 'tokens', value: a.inputTokens, extra },
-      { name: `${a.strategy}: output tokens`, unit: 'tokens', value: a.outputTokens, extra },
-      { name: `${a.strategy}: overhead tokens`, unit: 'tokens', value: a.overheadTokens, extra },
+      { name: `${strategy}: input tokens`, unit: 'tokens', value: a.inputTokens, extra },
+      { name: `${strategy}: output tokens`, unit: 'tokens', value: a.outputTokens, extra },
+      { name: `${strategy}: overhead tokens`, unit: 'tokens', value: a.overheadTokens, extra },
     );
-    if (a.costUsd !== null) out.push({ name: `${a.strategy}: cost`, unit: 'USD', value: round(a.costUsd, 6), extra });
+    if (a.cost.pricedRuns === a.runs) out.push({ name: `${strategy}: cost`, unit: 'USD', value: round(a.cost.usd!, 6), extra });
     out.push(
-      { name: `${a.strategy}: mean peak context`, unit: '% of window', value: round(a.meanPeakContextPct * 100, 2), extra },
-      { name: `${a.strategy}: probes lost`, unit: 'probes', value: a.probesLost, extra },
-      { name: `${a.strategy}: runs not completed`, unit: 'runs', value: a.notCompleted, extra },
+      { name: `${strategy}: mean peak context`, unit: '% of window', value: round(a.peakContext.mean * 100, 2), extra },
+      { name: `${strategy}: probes lost`, unit: 'probes', value: probesLost(a), extra },
+      { name: `${strategy}: runs not completed`, unit: 'runs', value: notCompleted(a), extra },
     );
   }
   return out;
@@ -145,21 +127,23 @@ export function formatMarkdown(
   }
   if (c.missingFromCandidate.length > 0) lines.push(`Missing from the candidate: ${c.missingFromCandidate.map((k) => `\`${k}\``).join(', ')}`, '');
   if (c.newInCandidate.length > 0) lines.push(`Not in the baseline: ${c.newInCandidate.map((k) => `\`${k}\``).join(', ')}`, '');
-  const before = new Map(aggregateByStrategy(baseline).map((a) => [a.strategy, a]));
+  const before = new Map(aggregateByStrategy(baseline).map((a) => [a.strategy, a.totals]));
   const after = aggregateByStrategy(candidate);
   if (after.length > 0) {
-    const pair = (b: number | null | undefined, a: number | null, metric: ComparedMetric): string =>
-      `${b === undefined || b === null ? '–' : formatValue(metric, b)} → ${a === null ? '–' : formatValue(metric, a)}`;
+    const shown = (value: number | undefined, metric: ComparedMetric): string => (value === undefined ? '–' : formatValue(metric, value));
+    const pair = (b: MetricsAggregate | undefined, a: MetricsAggregate, value: (totals: MetricsAggregate) => number, metric: ComparedMetric): string =>
+      `${shown(b && value(b), metric)} → ${shown(value(a), metric)}`;
+    const cost = (totals: MetricsAggregate | undefined): string => (totals ? costText(totals.cost, (usd) => formatValue('costUsd', usd), '–') : '–');
     lines.push(
       '| strategy | runs | input tokens | output tokens | cost | mean peak context | probes lost | not completed |',
       '|---|--:|--:|--:|--:|--:|--:|--:|',
     );
-    for (const a of after) {
-      const b = before.get(a.strategy);
+    for (const { strategy, totals: a } of after) {
+      const b = before.get(strategy);
       lines.push(
-        `| ${cell(a.strategy)} | ${a.runs} | ${pair(b?.inputTokens, a.inputTokens, 'inputTokens')} | ${pair(b?.outputTokens, a.outputTokens, 'outputTokens')} | ` +
-          `${pair(b?.costUsd, a.costUsd, 'costUsd')} | ${pair(b?.meanPeakContextPct, a.meanPeakContextPct, 'peakContextPct')} | ` +
-          `${pair(b?.probesLost, a.probesLost, 'probesPassed')} | ${pair(b?.notCompleted, a.notCompleted, 'steps')} |`,
+        `| ${cell(strategy)} | ${a.runs} | ${pair(b, a, (t) => t.inputTokens, 'inputTokens')} | ${pair(b, a, (t) => t.outputTokens, 'outputTokens')} | ` +
+          `${cost(b)} → ${cost(a)} | ${pair(b, a, (t) => t.peakContext.mean, 'peakContextPct')} | ` +
+          `${pair(b, a, probesLost, 'probesPassed')} | ${pair(b, a, notCompleted, 'steps')} |`,
       );
     }
     lines.push('');

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { RunMetrics } from '../gate/baseline.js';
+import type { RunMetrics } from '../metrics/run-metrics.js';
 import { baselineDiff } from './baseline-diff.js';
 
 const metrics = (overrides: Partial<RunMetrics> = {}): RunMetrics => ({

@@ -3,19 +3,16 @@
  * `bench check` compares them (same metrics, directions and default tolerances), plus per-metric
  * totals over the runs both have, so a reader sees the size of a change and not only its verdicts.
  */
-import type { RunMetrics } from '../gate/baseline.js';
+import { allowance, compareRuns, type Comparison, type Finding } from '../gate/compare.js';
 import {
-  allowance,
   BETTER,
   COMPARED_METRICS,
   DEFAULT_TOLERANCES,
-  compareRuns,
   metricValue,
   type ComparedMetric,
-  type Comparison,
-  type Finding,
   type NumericMetric,
-} from '../gate/compare.js';
+  type RunMetrics,
+} from '../metrics/run-metrics.js';
 import { countsLine, formatDelta, formatValue } from '../gate/output.js';
 import { fmtInt } from './format.js';
 

@@ -65,13 +65,13 @@ describe('reportJson', () => {
   const json = JSON.parse(reportJson(runs, meta));
 
   it('states the recommendation, the configurations and every run with its metrics', () => {
-    expect(json.format).toBe(1);
+    expect(json.format).toBe(2);
     // codex keeps the most (91.9% vs masking's 81.9%) and costs tokens: nothing within a point is cheaper.
     expect(json.recommended.configuration).toBe('codex (summarization)');
     expect(json.recommended.costAxis).toBe('billed input tokens');
     expect(json.configurations.map((c: { configuration: string }) => c.configuration)).toEqual(['raw', 'masking', 'codex (summarization)']);
     const codex = json.configurations[2];
-    expect(codex).toMatchObject({ runs: 2, completed: 2, probesPassed: 4, probesTotal: 4, costUsd: null, overheadTokens: 10_850 });
+    expect(codex).toMatchObject({ runs: 2, completed: 2, probesPassed: 4, probesTotal: 4, costUsd: null, pricedRuns: 0, overheadTokens: 10_850 });
     expect(json.runs).toHaveLength(6);
     expect(json.runs[3]).toMatchObject({ scenarioId: 'bad"id<i>', status: 'overflow', probesPassed: 1, success: 0 });
     expect(json.baseline).toBeNull();

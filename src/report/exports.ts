@@ -2,43 +2,46 @@
  * The report's other outputs, from the same numbers as the HTML page: JSON (for tools), CSV (one row
  * per run, for spreadsheets) and markdown (for a PR comment or a CI job summary).
  */
-import { metricsByKey, runMetrics } from '../gate/baseline.js';
+import { metricsByKey } from '../gate/baseline.js';
+import { aggregateRuns } from '../metrics/aggregate.js';
+import { runMetrics } from '../metrics/run-metrics.js';
 import { formatMarkdown } from '../gate/output.js';
-import { probesPassed } from '../metrics/probe-verdict.js';
 import type { RunResult } from '../core/run-records.js';
 import { columnsOf, runsByColumn, scenarioGroupOf } from './columns.js';
-import { plain, sum } from './format.js';
+import { plain } from './format.js';
 import { runSuccess, SUCCESS_DEFINITION } from './pareto.js';
 import { buildView, type ReportMeta } from './view.js';
 
-/** Bumped when a field of the JSON output changes meaning or goes away. */
-export const REPORT_JSON_FORMAT = 1;
+/** Bumped when a field of the JSON output changes meaning or goes away (2: a partly priced costUsd is the priced runs' sum, no longer null). */
+export const REPORT_JSON_FORMAT = 2;
 
 export function reportJson(runs: readonly RunResult[], meta: ReportMeta): string {
   const view = buildView(runs, meta);
   const columns = columnsOf(runs);
   const points = new Map(view.pareto.points.map((p) => [p.label, p]));
   const configurations = runsByColumn(columns, runs).map(({ col, runs: own }) => {
-    const priced = own.every((r) => r.summary.costUsd !== undefined);
+    const a = aggregateRuns(own);
     const point = points.get(col.label);
     return {
       configuration: col.label,
       strategy: own[0]!.config.strategy,
       baseStrategy: own[0]!.config.baseStrategy,
-      runs: own.length,
-      completed: own.filter((r) => r.summary.status === 'completed').length,
-      overflowed: own.filter((r) => r.summary.status === 'overflow').length,
-      probesPassed: sum(own, (r) => probesPassed(r.summary.probes)),
-      probesTotal: sum(own, (r) => r.summary.probes.total),
-      referencePresent: sum(own, (r) => r.summary.referenceRecall?.present ?? 0),
-      referenceTotal: sum(own, (r) => r.summary.referenceRecall?.total ?? 0),
-      inputTokens: sum(own, (r) => r.summary.inputTokens),
-      cachedInputTokens: sum(own, (r) => r.summary.cachedInputTokens),
-      overheadTokens: sum(own, (r) => r.summary.overheadTokens),
-      llmCalls: sum(own, (r) => r.summary.llmCalls),
-      costUsd: priced ? sum(own, (r) => r.summary.costUsd!) : null,
-      meanPeakContextPct: sum(own, (r) => r.summary.peakContextTokens / r.config.window) / own.length,
-      restarts: sum(own, (r) => r.summary.restarts),
+      runs: a.runs,
+      completed: a.completed,
+      overflowed: a.overflowed,
+      probesPassed: a.probes.passed,
+      probesTotal: a.probes.total,
+      referencePresent: a.referenceRecall.present,
+      referenceTotal: a.referenceRecall.total,
+      inputTokens: a.inputTokens,
+      cachedInputTokens: a.cachedInputTokens,
+      overheadTokens: a.overheadTokens,
+      llmCalls: a.llmCalls,
+      // Over the priced runs: the whole cost when pricedRuns equals runs, a lower bound when fewer; null when none.
+      costUsd: a.cost.usd,
+      pricedRuns: a.cost.pricedRuns,
+      meanPeakContextPct: a.peakContext.mean,
+      restarts: a.restarts,
       success: point?.success ?? null,
       paretoFront: point?.front ?? false,
     };
@@ -101,6 +104,8 @@ export function reportCsv(runs: readonly RunResult[]): string {
   const { columnOf } = columnsOf(runs);
   const rows = runs.map((r) => {
     const { config: c, summary: s } = r;
+    // The values derived from the summary (probes passed, peak, nulls) as the baseline and the JSON's runs have them.
+    const m = runMetrics(r);
     const row: Record<(typeof CSV_COLUMNS)[number], string | number | null | undefined> = {
       run_id: r.runId,
       batch_id: r.batchId,
@@ -123,13 +128,13 @@ export function reportCsv(runs: readonly RunResult[]): string {
       output_tokens: s.outputTokens,
       overhead_tokens: s.overheadTokens,
       llm_calls: s.llmCalls,
-      cost_usd: s.costUsd,
-      peak_context_pct: s.peakContextTokens / c.window,
+      cost_usd: m.costUsd,
+      peak_context_pct: m.peakContextPct,
       mean_context_pct: s.meanContextPct,
-      probes_passed: probesPassed(s.probes),
+      probes_passed: m.probesPassed,
       probes_total: s.probes.total,
-      ref_present: s.referenceRecall?.present,
-      ref_total: s.referenceRecall?.total,
+      ref_present: m.referencePresent,
+      ref_total: m.referenceTotal,
       success: runSuccess(r),
     };
     return CSV_COLUMNS.map((name) => csvCell(row[name])).join(',');

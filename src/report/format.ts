@@ -34,9 +34,6 @@ export function statusText(run: RunResult): string {
   return `${STATUS_TEXT[status]}${failedStep === undefined ? '' : ` at step ${failedStep}`}`;
 }
 
-/** From tokens and window rather than summary.peakContextPct, so the unit can't be misread. */
-export const peakFraction = (r: RunResult): number => r.summary.peakContextTokens / r.config.window;
-
 /** Soft hyphens where a "-" is written: a long header may break there when the table needs the room. */
 export const shy = (label: string): string => label.replace(/-/g, '\u00AD');
 /** The label without its soft hyphens, for text outputs. */

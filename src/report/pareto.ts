@@ -2,6 +2,7 @@
  * Cost against success for every run configuration, the Pareto front (no other configuration is both
  * cheaper and more successful), and the recommended default with the rule that picked it.
  */
+import { aggregateRuns } from '../metrics/aggregate.js';
 import { probesPassed } from '../metrics/probe-verdict.js';
 import type { RunResult } from '../core/run-records.js';
 import type { Column } from './columns.js';
@@ -66,12 +67,13 @@ export function paretoOf(groups: readonly { col: Column; runs: RunResult[] }[]):
   if (common.length === 0) return { axis: 'dollars', points: [], recommended: null, rule: 'No scenario was run by every configuration: nothing to compare.', note };
 
   const compared = groups.map((g) => ({ col: g.col, runs: g.runs.filter((r) => common.includes(r.config.scenarioId)) }));
-  const priced = compared.every((g) => g.runs.every((r) => r.summary.costUsd !== undefined));
+  const aggregates = compared.map(({ runs }) => aggregateRuns(runs));
+  const priced = aggregates.every((a) => a.cost.pricedRuns === a.runs);
   const axis = priced ? 'dollars' : 'billed input tokens';
   // Rounded to what the page prints, so two points that read alike are alike on the front too.
-  const raw = compared.map(({ col, runs }) => ({
+  const raw = compared.map(({ col, runs }, i) => ({
     col,
-    cost: priced ? Number(sum(runs, (r) => r.summary.costUsd!).toFixed(4)) : sum(runs, (r) => r.summary.inputTokens),
+    cost: priced ? Number(aggregates[i]!.cost.usd!.toFixed(4)) : aggregates[i]!.inputTokens,
     success: Math.round((sum(runs, runSuccess) / runs.length) * 1000) / 1000,
   }));
   const best = Math.max(...raw.map((p) => p.success));

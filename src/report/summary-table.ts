@@ -2,10 +2,10 @@
  * The summary: one row per run configuration, one column per metric (completion, what the task
  * kept, cost, context), each cell with the number it sorts by and the best of a column marked.
  */
-import { probesPassed } from '../metrics/probe-verdict.js';
-import type { RunResult, RunStatus } from '../core/run-records.js';
+import { aggregateRuns, costText, type CostTotal, type ProbeTotals, type RecallTotal, type RunsAggregate } from '../metrics/aggregate.js';
+import type { RunResult } from '../core/run-records.js';
 import type { Column } from './columns.js';
-import { STATUS_TEXT, distinct, dollars, fmtInt, fmtPct, peakFraction, roundPct, shy, sum } from './format.js';
+import { STATUS_TEXT, dollars, fmtInt, fmtPct, roundPct, shy } from './format.js';
 
 /** Which end of a summary column is best. */
 type Better = 'max' | 'min';
@@ -61,50 +61,39 @@ interface SummaryColumn {
   /** Best among every row, not only the strategies that completed every run (the completion column). */
   readonly allRows?: boolean;
   readonly show?: boolean;
-  cell(runs: readonly RunResult[]): CellValue;
+  cell(aggregate: RunsAggregate): CellValue;
 }
 
 const pctCell = (part: number, whole: number, title = ''): CellValue =>
   whole === 0 ? { text: '—', value: null, title } : { text: fmtPct(part / whole), value: roundPct(part / whole), title };
 const intCell = (n: number): CellValue => ({ text: fmtInt(n), value: n });
+const meanCell = (fraction: number): CellValue => ({ text: fmtPct(fraction), value: roundPct(fraction) });
 
 /** Probes still answerable at their step / probes asked (unreached ones count as lost). */
-export function probeCell(runs: readonly RunResult[]): CellValue & { passed: number; total: number } {
-  const total = sum(runs, (r) => r.summary.probes.total);
-  const [v, s, r] = (['verbatim', 'summary', 'recoverable'] as const).map((k) => sum(runs, (run) => run.summary.probes[k])) as [number, number, number];
-  const passed = sum(runs, (run) => probesPassed(run.summary.probes));
-  if (total === 0) return { text: '—', value: null, passed, total };
-  const asked = runs.some((run) => run.summary.probes.answered !== undefined);
+export function probeCell({ passed, total, verbatim: v, summary: s, recoverable: r, answered }: ProbeTotals): CellValue {
+  if (total === 0) return { text: '—', value: null };
   const where = `${v} verbatim in the context, ${s} kept by a summary, ${r} recoverable from the offload store`;
   return {
     text: `${fmtInt(passed)}/${fmtInt(total)}`,
     value: passed / total,
-    detail: `${asked ? 'answered; ' : ''}v${v} s${s} r${r}`,
-    title: asked ? `${passed} answered correctly by the model; in the context: ${where}` : `${where}, ${total - passed} lost`,
-    passed,
-    total,
+    detail: `${answered ? 'answered; ' : ''}v${v} s${s} r${r}`,
+    title: answered ? `${passed} answered correctly by the model; in the context: ${where}` : `${where}, ${total - passed} lost`,
   };
 }
 
-export const recallCell = (runs: readonly RunResult[]): CellValue =>
-  pctCell(
-    sum(runs, (r) => r.summary.referenceRecall?.present ?? 0),
-    sum(runs, (r) => r.summary.referenceRecall?.total ?? 0),
-  );
+export const recallCell = ({ present, total }: RecallTotal): CellValue => pctCell(present, total);
 
-function costCell(runs: readonly RunResult[]): CellValue {
-  const known = runs.filter((r) => r.summary.costUsd !== undefined);
-  if (known.length === 0) return { text: '-', value: null, title: 'no price known for the price model' };
-  const total = sum(known, (r) => r.summary.costUsd!);
-  const text = dollars(total);
-  if (known.length === runs.length) return { text, value: Number(text.slice(1)) };
-  return { text: `${text}+`, value: Number(text.slice(1)), comparable: false, title: `${known.length} of ${runs.length} runs priced` };
+/** Dollars; a lower bound ("+", never best) when only some runs are priced. */
+function costCell(cost: CostTotal, runs: number): CellValue {
+  if (cost.usd === null) return { text: '-', value: null, title: 'no price known for the price model' };
+  const value = Number(dollars(cost.usd).slice(1));
+  const text = costText(cost, dollars);
+  if (!cost.partial) return { text, value };
+  return { text, value, comparable: false, title: `${cost.pricedRuns} of ${runs} runs priced` };
 }
-
 
 function summaryColumns(runs: readonly RunResult[]): SummaryColumn[] {
   const withOutcome = (outcome: string): boolean => runs.some((r) => r.config.outcome === outcome && r.summary.referenceRecall);
-  const count = (own: readonly RunResult[], status: RunStatus): number => own.filter((r) => r.summary.status === status).length;
   const all: SummaryColumn[] = [
     {
       group: 'Runs',
@@ -112,37 +101,34 @@ function summaryColumns(runs: readonly RunResult[]): SummaryColumn[] {
       title: 'runs that replayed every recorded step',
       better: 'max',
       allRows: true,
-      cell: (own) => ({ text: `${fmtInt(count(own, 'completed'))}/${fmtInt(own.length)}`, value: count(own, 'completed') / own.length }),
+      cell: (a) => ({ text: `${fmtInt(a.completed)}/${fmtInt(a.runs)}`, value: a.completed / a.runs }),
     },
     {
       group: 'Runs',
       label: shy('Over-flow'),
       title: 'runs whose context exceeded the window',
-      cell: (own) => ({ ...intCell(count(own, 'overflow')), bad: count(own, 'overflow') > 0 }),
+      cell: (a) => ({ ...intCell(a.overflowed), bad: a.overflowed > 0 }),
     },
     {
       group: 'Runs',
       label: 'Other',
       title: 'runs that ended with invalid context, stopped or error',
-      show: runs.some((r) => r.summary.status !== 'completed' && r.summary.status !== 'overflow'),
-      cell: (own) => {
-        const other = own.filter((r) => r.summary.status !== 'completed' && r.summary.status !== 'overflow');
-        return { ...intCell(other.length), title: distinct(other.map((r) => STATUS_TEXT[r.summary.status])).join(', ') };
-      },
+      show: aggregateRuns(runs).otherFailed > 0,
+      cell: (a) => ({ ...intCell(a.otherFailed), title: a.otherStatuses.map((status) => STATUS_TEXT[status]).join(', ') }),
     },
     {
       group: 'What the task kept',
       label: 'Probes passed',
       title: 'planted facts still answerable at the step that needs them: v verbatim in the context, s kept by a summary, r recoverable from the offload store',
       better: 'max',
-      cell: probeCell,
+      cell: (a) => probeCell(a.probes),
     },
     {
       group: 'What the task kept',
       label: 'Ref recall',
       title: 'references the recorded agent used that were still in the context when it used them',
       better: 'max',
-      cell: recallCell,
+      cell: (a) => recallCell(a.referenceRecall),
     },
     {
       group: 'What the task kept',
@@ -150,7 +136,7 @@ function summaryColumns(runs: readonly RunResult[]): SummaryColumn[] {
       title: 'reference recall on scenarios whose recorded task was resolved',
       better: 'max',
       show: withOutcome('resolved'),
-      cell: (own) => recallCell(own.filter((r) => r.config.outcome === 'resolved')),
+      cell: (a) => recallCell(a.recallByOutcome.resolved),
     },
     {
       group: 'What the task kept',
@@ -158,65 +144,59 @@ function summaryColumns(runs: readonly RunResult[]): SummaryColumn[] {
       title: 'reference recall on scenarios whose recorded task was not resolved',
       better: 'max',
       show: withOutcome('unresolved'),
-      cell: (own) => recallCell(own.filter((r) => r.config.outcome === 'unresolved')),
+      cell: (a) => recallCell(a.recallByOutcome.unresolved),
     },
     {
       group: 'Cost',
       label: 'Input tokens',
       title: 'prompt tokens of every request, auxiliary ones included',
       better: 'min',
-      cell: (own) => intCell(sum(own, (r) => r.summary.inputTokens)),
+      cell: (a) => intCell(a.inputTokens),
     },
     {
       group: 'Cost',
       label: 'Cached',
       title: 'share of input tokens that repeat the previous request’s prefix in the same session (prompt-cache hits, billed at the cached price)',
       better: 'max',
-      cell: (own) => pctCell(sum(own, (r) => r.summary.cachedInputTokens), sum(own, (r) => r.summary.inputTokens)),
+      cell: (a) => pctCell(a.cachedInputTokens, a.inputTokens),
     },
     {
       group: 'Cost',
       label: shy('Over-head'),
       title: 'prompt and completion tokens of auxiliary calls (summaries, checkpoints): the strategy’s own cost',
       better: 'min',
-      cell: (own) => intCell(sum(own, (r) => r.summary.overheadTokens)),
+      cell: (a) => intCell(a.overheadTokens),
     },
     {
       group: 'Cost',
       label: 'LLM calls',
       title: 'requests sent: agent steps plus auxiliary calls',
       better: 'min',
-      cell: (own) => intCell(sum(own, (r) => r.summary.llmCalls)),
+      cell: (a) => intCell(a.llmCalls),
     },
     {
       group: 'Cost',
       label: 'Cost',
       title: 'dollars at the price model’s list prices; - when its price is unknown, + when only some runs are priced',
       better: 'min',
-      cell: costCell,
+      cell: (a) => costCell(a.cost, a.runs),
     },
     {
       group: 'Context',
       label: 'Mean',
       title: 'mean over runs of the mean prompt tokens per agent request, as a share of the window',
       better: 'min',
-      cell: (own) => {
-        const mean = sum(own, (r) => r.summary.meanContextPct) / own.length;
-        return { text: fmtPct(mean), value: roundPct(mean) };
-      },
+      cell: (a) => meanCell(a.meanContextPct),
     },
     {
       group: 'Context',
       label: 'Mean peak',
       title: 'mean over runs of the largest prompt, as a share of the window',
       better: 'min',
-      cell: (own) => {
-        const mean = sum(own, peakFraction) / own.length;
-        return { text: fmtPct(mean), value: roundPct(mean) };
-      },
+      cell: (a) => meanCell(a.peakContext.mean),
     },
-    { group: 'Context', label: shy('Re-starts'), title: 'new sessions started by the strategy', cell: (own) => intCell(sum(own, (r) => r.summary.restarts)) },
-    { group: 'Context', label: shy('Ses-sions'), title: 'sessions over all runs', cell: (own) => intCell(sum(own, (r) => r.summary.sessions)) },
+    { group: 'Context', label: shy('Re-starts'), title: 'new sessions started by the strategy', cell: (a) => intCell(a.restarts) },
+    { group: 'Context', label: shy('Ses-sions'), title: 'sessions over all runs', cell: (a) => intCell(a.sessions) },
   ];
   return all.filter((c) => c.show !== false);
 }
@@ -228,7 +208,10 @@ function summaryColumns(runs: readonly RunResult[]): SummaryColumn[] {
  */
 export function summaryTable(runs: readonly RunResult[], groups: readonly { col: Column; runs: RunResult[] }[]): SummaryTable {
   const columns = summaryColumns(runs);
-  const values = groups.map((g) => columns.map((c) => c.cell(g.runs)));
+  const values = groups.map((g) => {
+    const aggregate = aggregateRuns(g.runs);
+    return columns.map((c) => c.cell(aggregate));
+  });
   const signature = (own: readonly RunResult[]): string => own.map((r) => r.config.scenarioId).sort().join('\n');
   const complete = groups.filter((g) => g.runs.every((r) => r.summary.status === 'completed')).map((g) => signature(g.runs));
   // The scenario set most fully completed strategies share.

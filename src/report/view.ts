@@ -4,11 +4,12 @@
  * points, run timelines). Pure, so it is tested without a template or DOM.
  */
 import { metricsByKey } from '../gate/baseline.js';
+import { aggregateRuns } from '../metrics/aggregate.js';
 import type { BatchInfo, RunResult } from '../core/run-records.js';
 import { baselineDiff, type BaselineDiff, type BaselineSource } from './baseline-diff.js';
 import { columnsOf, runsByColumn, scenarioGroupOf, type Column } from './columns.js';
 import { chartOf, type ChartData } from './curves.js';
-import { distinct, fmtInt, fmtPct, peakFraction, statusText } from './format.js';
+import { distinct, fmtInt, fmtPct, statusText } from './format.js';
 import { backendNotes, facts, utcMinute, type Fact } from './header.js';
 import { paretoOf, SUCCESS_DEFINITION, type Pareto } from './pareto.js';
 import { probeCell, recallCell, summaryTable, type SummaryTable } from './summary-table.js';
@@ -176,8 +177,9 @@ function summaryGroups(runs: readonly RunResult[], columnOf: (run: RunResult) =>
 
 function cellRun(run: RunResult, index: number): CellRun {
   const { summary } = run;
-  const probes = probeCell([run]);
-  const recall = recallCell([run]);
+  const aggregate = aggregateRuns([run]);
+  const probes = probeCell(aggregate.probes);
+  const recall = recallCell(aggregate.referenceRecall);
   return {
     index,
     statusClass: summary.status,
@@ -185,9 +187,9 @@ function cellRun(run: RunResult, index: number): CellRun {
     failure: summary.failure ?? '',
     steps: `${fmtInt(summary.steps)} / ${fmtInt(summary.totalSteps)}`,
     inputTokens: fmtInt(summary.inputTokens),
-    peakPct: fmtPct(peakFraction(run)),
+    peakPct: fmtPct(summary.peakContextPct),
     restarts: fmtInt(summary.restarts),
-    success: [probes.total ? `probes ${probes.text} (${probes.detail})` : '', recall.value === null ? '' : `ref recall ${recall.text}`]
+    success: [aggregate.probes.total ? `probes ${probes.text} (${probes.detail})` : '', recall.value === null ? '' : `ref recall ${recall.text}`]
       .filter((part) => part !== '')
       .join(' · '),
     successTitle: probes.title ?? '',
