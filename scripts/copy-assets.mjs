@@ -1,13 +1,11 @@
 // tsc compiles only .ts; the report's template, CSS and page script must sit next to the compiled
 // module, which loads them relative to its own URL.
-import { chmodSync, cpSync, rmSync } from 'node:fs';
+import { chmodSync, cpSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
 const from = fileURLToPath(new URL('../src/report/templates/', import.meta.url));
 const to = fileURLToPath(new URL('../dist/report/templates/', import.meta.url));
 
-// Start clean so a template deleted from src doesn't linger in dist.
-rmSync(to, { recursive: true, force: true });
 cpSync(from, to, { recursive: true });
 console.log(`copied ${from} -> ${to}`);
 
