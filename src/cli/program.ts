@@ -3,10 +3,15 @@
  * they are imported lazily so `bench --help` stays fast.
  */
 import { Command, Option } from 'commander';
+import type { MatrixCommandContext } from './matrix-command.js';
 import { collect } from './options.js';
 import { DEFAULT_DB, DEFAULT_REPORT, VERSION } from './paths.js';
 
-export function buildProgram(): Command {
+/** What the entry gives the program: Ctrl-C handling for the commands that run matrices. */
+export type ProgramEntry = Pick<MatrixCommandContext, 'interruptible'>;
+
+/** The `bench` program; `entry` is bin.ts's (tests pass a stand-in). */
+export function buildProgram(entry: ProgramEntry): Command {
   const program = new Command('bench')
     .description('ctxbench: replay long agent tasks through context-management strategies and compare tokens and success.')
     .version(VERSION)
@@ -28,7 +33,7 @@ export function buildProgram(): Command {
       const { runCommand } = await import('./commands/run.js');
       const merged = await withConfig(opts, cmd);
       const strategy = merged.strategy ?? (merged.preset.length > 0 ? [] : ['raw,masking']);
-      await runCommand({ ...merged, strategy }, cmd.parent?.args ?? []);
+      await runCommand({ ...merged, strategy }, { argv: cmd.parent?.args ?? [], interruptible: entry.interruptible });
     });
 
   matrixOptions(
@@ -48,7 +53,7 @@ export function buildProgram(): Command {
     .action(async (opts, cmd: Command) => {
       const { sweepCommand } = await import('./commands/sweep.js');
       const merged = await withConfig(opts, cmd);
-      await sweepCommand({ ...merged, strategy: merged.strategy ?? [] }, cmd.parent?.args ?? []);
+      await sweepCommand({ ...merged, strategy: merged.strategy ?? [] }, { argv: cmd.parent?.args ?? [], interruptible: entry.interruptible });
     });
 
   const scenarios = program.command('scenarios').description('List, validate and import scenario files.');
