@@ -179,14 +179,14 @@ function newBatchId(now = new Date()): string {
   return `${now.toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, 'Z')}-${randomBytes(3).toString('hex')}`;
 }
 
-type PlannedJob = Job & { readonly runId: string };
+type JobInBatch = Job & { readonly runId: string };
 
 /**
  * The batch this call writes to, and what it runs there. Shards of one matrix share a batch id
  * derived from its fingerprint; `resume` continues the latest batch of the same matrix. Runs already
  * in the batch are kept with `resume` and refused without it (they would be doubled).
  */
-async function chooseBatch(options: BatchOptions, fingerprint: string, jobs: readonly Job[]): Promise<{ batchId: string; isNew: boolean; work: BatchPlan<PlannedJob> }> {
+async function chooseBatch(options: BatchOptions, fingerprint: string, jobs: readonly Job[]): Promise<{ batchId: string; isNew: boolean; work: BatchPlan<JobInBatch> }> {
   const { store } = options;
   const batchId =
     options.batchId ??
