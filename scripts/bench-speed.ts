@@ -52,7 +52,7 @@ import { clearMergeCache } from 'gpt-tokenizer/encoding/o200k_base';
 import { openBackend } from '../src/cli/backend.js';
 import { BUNDLED_SCENARIOS, PACKAGE_ROOT } from '../src/cli/paths.js';
 import type { Message } from '../src/core/messages.js';
-import { createTokenCounter, type Encoding, type TokenCounter } from '../src/core/tokens.js';
+import { createTokenCounter, DEFAULT_ENCODING, type Encoding, type TokenCounter } from '../src/core/tokens.js';
 import { createMockBackend } from '../src/llm/mock.js';
 import { planJobs } from '../src/runner/job-plan.js';
 import { runMatrix } from '../src/runner/matrix.js';
@@ -82,7 +82,7 @@ if (typeof globalThis.gc !== 'function' && process.env[CHILD_FLAG] !== '1') {
 // ---------------------------------------------------------------------------------------------
 // Settings
 
-const ENCODING: Encoding = 'o200k_base'; // the CLI default (--encoding)
+const ENCODING: Encoding = DEFAULT_ENCODING; // as `bench run` counts by default
 const REPS = QUICK ? 1 : 3;
 /** Rounds of the linearity sizes, while the budget lasts: the small sizes are cheap, and noisy. */
 const LINEARITY_REPS = QUICK ? 1 : 5;

@@ -7,6 +7,7 @@ import { availableParallelism } from 'node:os';
 import path from 'node:path';
 import { CtxbenchError } from '../../core/errors.js';
 import { createTokenCounter } from '../../core/tokens.js';
+import { LIVE_CONCURRENCY } from '../../llm/defaults.js';
 import type { MockOptions } from '../../llm/mock.js';
 import { renderReport, writeReport } from '../../report/render.js';
 import { runBatch, type BatchResult, type BatchStart } from '../../runner/batch.js';
@@ -179,7 +180,7 @@ function executionFor(opened: OpenedBackend, mock: MockOptions, options: RunOpti
   const parallel = options.concurrency === undefined ? undefined : parseTokenCount('-j', options.concurrency, 1);
   return opened.backend.name === 'mock'
     ? { kind: 'workers', threads: parallel ?? availableParallelism(), mock }
-    : { kind: 'in-thread', backend: opened.backend, concurrency: parallel ?? (options.model.startsWith('openai:') ? 4 : 1) };
+    : { kind: 'in-thread', backend: opened.backend, concurrency: parallel ?? (options.model.startsWith('openai:') ? LIVE_CONCURRENCY.openai : LIVE_CONCURRENCY.ollama) };
 }
 
 /** The summary tables, the cache's and the files' lines, and the HTML report. */
