@@ -52,8 +52,9 @@ import { clearMergeCache } from 'gpt-tokenizer/encoding/o200k_base';
 import { openBackend } from '../src/cli/backend.js';
 import { BUNDLED_SCENARIOS, PACKAGE_ROOT } from '../src/cli/paths.js';
 import type { Message } from '../src/core/messages.js';
-import { createTokenCounter, type Encoding, type TokenCounter } from '../src/core/tokens.js';
+import { createTokenCounter, DEFAULT_ENCODING, type Encoding, type TokenCounter } from '../src/core/tokens.js';
 import { createMockBackend } from '../src/llm/mock.js';
+import { planJobs } from '../src/runner/job-plan.js';
 import { runMatrix } from '../src/runner/matrix.js';
 import type { MatrixEntry } from '../src/runner/matrix-entry.js';
 import type { RunResult } from '../src/core/run-records.js';
@@ -82,7 +83,7 @@ if (typeof globalThis.gc !== 'function' && process.env[CHILD_FLAG] !== '1') {
 // ---------------------------------------------------------------------------------------------
 // Settings
 
-const ENCODING: Encoding = 'o200k_base'; // the CLI default (--encoding)
+const ENCODING: Encoding = DEFAULT_ENCODING; // as `bench run` counts by default
 const REPS = QUICK ? 1 : 3;
 /** Rounds of the linearity sizes, while the budget lasts: the small sizes are cheap, and noisy. */
 const LINEARITY_REPS = QUICK ? 1 : 5;
@@ -154,10 +155,10 @@ async function replay(scenarios: readonly LoadedScenario[], entries: readonly Ma
   const runs = await runMatrix({
     scenarios,
     entries,
+    jobs: planJobs(scenarios, entries, { windowOverride: hooks.windowOverride, encoding: ENCODING }).jobs,
     execution: { kind: 'in-thread', backend: createMockBackend(counter) },
     counter,
     batchId: 'bench-speed',
-    windowOverride: hooks.windowOverride,
     onStep: hooks.onStep,
     onRun: async (run) => hooks.onRun?.(run),
   });
@@ -272,12 +273,12 @@ async function liveRound(): Promise<LiveRound> {
       runs = await runMatrix({
         scenarios: s,
         entries,
+        jobs: planJobs(s, entries, { windowOverride: LIVE_WINDOW, encoding: ENCODING }).jobs,
         execution: { kind: 'in-thread', backend: opened.backend },
         backendOptions: opened.options,
         maxOutputTokens: opened.maxOutputTokens,
         counter,
         batchId: 'bench-speed-live',
-        windowOverride: LIVE_WINDOW,
         onRun: async () => {},
       });
     };
@@ -505,7 +506,15 @@ if (existsSync(builtMatrix)) {
   const built = (await import(pathToFileURL(builtMatrix).href)) as { runMatrix: typeof runMatrix };
   const threadsCounter = await createTokenCounter(ENCODING); // only its encoding crosses to the workers
   const onThreads = (threads: number) => (s: readonly LoadedScenario[]) =>
-    built.runMatrix({ scenarios: s, entries: allEntries, execution: { kind: 'workers', threads, mock: {} }, counter: threadsCounter, batchId: 'bench-speed-threads', windowOverride: 32_768, onRun: async () => {} });
+    built.runMatrix({
+      scenarios: s,
+      entries: allEntries,
+      jobs: planJobs(s, allEntries, { windowOverride: 32_768, encoding: ENCODING }).jobs,
+      execution: { kind: 'workers', threads, mock: {} },
+      counter: threadsCounter,
+      batchId: 'bench-speed-threads',
+      onRun: async () => {},
+    });
   threadTimes = { one: await measure(threadScenarios, onThreads(1)), two: await measure(threadScenarios, onThreads(2)) };
   progress(`worker threads: 1 thread ${fmtMs(threadTimes.one)}, 2 threads ${fmtMs(threadTimes.two)}`);
 }

@@ -1,32 +1,48 @@
 #!/usr/bin/env node
 /**
- * The `bench` entry: the only place that turns errors into output and exit codes.
- * 0 = success, 1 = a user-facing error (one line on stderr), 2 = an internal bug (with its stack),
- * 100 = `bench check` found a regression against its baseline (set as process.exitCode by the command),
- * 130 = interrupted (finished runs kept).
+ * The `bench` entry: the only place that ends the process, sets its exit code (exit-codes.ts) and
+ * handles its signals; it turns what commands throw into output and exit codes.
  */
 import { CommanderError } from 'commander';
 import { isCtxbenchError } from '../core/errors.js';
+import { EXIT_CODES, ExitWith, exitCodeOf } from './exit-codes.js';
 import { buildProgram } from './program.js';
 
 // `bench ... | head` closes the pipe early: the reader has what it wanted, which is no error.
 process.stdout.on('error', (error: NodeJS.ErrnoException) => {
   if (error.code !== 'EPIPE') throw error;
-  process.exit(process.exitCode === undefined ? 0 : Number(process.exitCode));
+  process.exit(process.exitCode === undefined ? EXIT_CODES.ok : Number(process.exitCode));
 });
+
+/** Ctrl-C while a matrix runs: the first stops it once the runs in progress are saved, the second quits now. */
+async function interruptible<T>(work: (signal: AbortSignal) => Promise<T>): Promise<T> {
+  const abort = new AbortController();
+  const onSigint = (): void => {
+    if (abort.signal.aborted) process.exit(EXIT_CODES.interrupted);
+    abort.abort();
+    process.stderr.write('\nbench: interrupted: finishing the runs in progress, then stopping (Ctrl-C again to quit now)\n');
+  };
+  process.on('SIGINT', onSigint);
+  try {
+    return await work(abort.signal);
+  } finally {
+    process.off('SIGINT', onSigint);
+  }
+}
 
 async function main(): Promise<number> {
   try {
-    await buildProgram().parseAsync(process.argv);
-    return process.exitCode === undefined ? 0 : Number(process.exitCode);
+    await buildProgram({ interruptible }).parseAsync(process.argv);
+    return EXIT_CODES.ok;
   } catch (error) {
     if (error instanceof CommanderError) return error.exitCode; // commander already printed it
+    if (error instanceof ExitWith) return error.code; // the command already printed its outcome
     if (isCtxbenchError(error)) {
       process.stderr.write(`bench: ${error.message}\n`);
-      return error.exitCode;
+      return exitCodeOf(error);
     }
     process.stderr.write(`bench: internal error (please report it): ${(error as Error)?.stack ?? String(error)}\n`);
-    return 2;
+    return EXIT_CODES.internalBug;
   }
 }
 

@@ -7,8 +7,7 @@ import { access } from 'node:fs/promises';
 import { z } from 'zod';
 import { CtxbenchError } from '../core/errors.js';
 import { readStructured } from '../scenarios/load.js';
-
-export const CONFIG_FILES = ['ctxbench.config.yaml', 'ctxbench.config.yml', 'ctxbench.config.json'];
+import { CONFIG_FILES } from './paths.js';
 
 const list = z.union([z.string(), z.array(z.string())]).transform((v) => (Array.isArray(v) ? v : [v]));
 const text = z.union([z.string(), z.number()]).transform(String);

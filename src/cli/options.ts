@@ -16,6 +16,17 @@ export function parseTokenCount(flag: string, value: string, min = 256): number 
   return n;
 }
 
+/** `bench scenarios gen --count`: how many scenarios one call writes. */
+export const GEN_COUNT = { min: 1, max: 1000, default: 1 } as const;
+
+/** `--count K`: a whole number in GEN_COUNT's range; GEN_COUNT.default when absent. */
+export function parseGenCount(value: string | undefined): number {
+  if (value === undefined) return GEN_COUNT.default;
+  const n = Number(value);
+  if (value.trim() === '' || !Number.isInteger(n) || n < GEN_COUNT.min || n > GEN_COUNT.max) throw invalid('--count', value, `${GEN_COUNT.min} to ${GEN_COUNT.max}`);
+  return n;
+}
+
 export function parseFraction(flag: string, value: string): number {
   const n = Number(value);
   if (value.trim() === '' || !Number.isFinite(n) || n < 0 || n > 1) throw invalid(flag, value, 'a fraction in [0, 1]');

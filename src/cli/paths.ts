@@ -12,6 +12,8 @@ export const PACKAGE_ROOT = fileURLToPath(new URL('../../', import.meta.url));
 export const BUNDLED_SCENARIOS = path.join(PACKAGE_ROOT, 'scenarios');
 export const DEFAULT_DB = path.join('reports', 'ctxbench.duckdb');
 export const DEFAULT_REPORT = path.join('reports', 'ctxbench-report.html');
+/** The settings file `bench run` and `bench sweep` read from the current directory, the first found. */
+export const CONFIG_FILES = ['ctxbench.config.yaml', 'ctxbench.config.yml', 'ctxbench.config.json'];
 
 export const VERSION: string = (
   JSON.parse(readFileSync(path.join(PACKAGE_ROOT, 'package.json'), 'utf8')) as { version: string }

@@ -2,12 +2,30 @@
  * The `bench` command table. Commands only parse and normalize flags, then call into the core;
  * they are imported lazily so `bench --help` stays fast.
  */
+import path from 'node:path';
 import { Command, Option } from 'commander';
+import { DEFAULT_ENCODING } from '../core/tokens.js';
+import { DEFAULT_CACHE_DIR, LIVE_CONCURRENCY, OLLAMA_DEFAULT_HOST, OPENAI_DEFAULT_BASE_URL } from '../llm/defaults.js';
+import { MOCK_DEFAULTS } from '../llm/mock.js';
+import { RETRY_DEFAULTS } from '../llm/retry.js';
 import { DEFAULT_TOLERANCES, NUMERIC_METRICS, toleranceText, unitOf, type NumericMetric } from '../metrics/run-metrics.js';
-import { collect } from './options.js';
-import { DEFAULT_DB, DEFAULT_REPORT, VERSION } from './paths.js';
+import { GENERATE_DEFAULTS, GENERATE_LIMITS, type NumericOption } from '../scenarios/generate/options.js';
+import { FAULT_DEFAULTS } from '../server/faults.js';
+import { DEFAULT_MODELS } from '../server/models.js';
+import { FAULT_KINDS } from '../server/types.js';
+import { EXIT_CODES } from './exit-codes.js';
+import type { MatrixCommandContext } from './matrix-command.js';
+import { collect, GEN_COUNT } from './options.js';
+import { CONFIG_FILES, DEFAULT_DB, DEFAULT_REPORT, VERSION } from './paths.js';
 
-export function buildProgram(): Command {
+/** What `bench run` runs without --strategy or --preset. */
+const DEFAULT_STRATEGIES = 'raw,masking';
+
+/** What the entry gives the program: Ctrl-C handling for the commands that run matrices. */
+export type ProgramEntry = Pick<MatrixCommandContext, 'interruptible'>;
+
+/** The `bench` program; `entry` is bin.ts's (tests pass a stand-in). */
+export function buildProgram(entry: ProgramEntry): Command {
   const program = new Command('bench')
     .description('ctxbench: replay long agent tasks through context-management strategies and compare tokens and success.')
     .version(VERSION)
@@ -18,7 +36,7 @@ export function buildProgram(): Command {
     program
       .command('run')
       .description('Replay scenarios through strategies, store every step in DuckDB, print a summary and write an HTML report.')
-      .option('-s, --strategy <names>', 'strategy to run; repeat or comma-separate; "all" for every strategy and preset (default: raw,masking)', collect)
+      .option('-s, --strategy <names>', `strategy to run; repeat or comma-separate; "all" for every strategy and preset (default: ${DEFAULT_STRATEGIES})`, collect)
       .option('--preset <names>', 'a preset (a strategy with a field system\'s settings, see `bench strategies`); repeatable', collect, []),
   )
     .addHelpText(
@@ -28,8 +46,8 @@ export function buildProgram(): Command {
     .action(async (opts, cmd: Command) => {
       const { runCommand } = await import('./commands/run.js');
       const merged = await withConfig(opts, cmd);
-      const strategy = merged.strategy ?? (merged.preset.length > 0 ? [] : ['raw,masking']);
-      await runCommand({ ...merged, strategy }, cmd.parent?.args ?? []);
+      const strategy = merged.strategy ?? (merged.preset.length > 0 ? [] : [DEFAULT_STRATEGIES]);
+      await runCommand({ ...merged, strategy }, { argv: cmd.parent?.args ?? [], interruptible: entry.interruptible });
     });
 
   matrixOptions(
@@ -49,7 +67,7 @@ export function buildProgram(): Command {
     .action(async (opts, cmd: Command) => {
       const { sweepCommand } = await import('./commands/sweep.js');
       const merged = await withConfig(opts, cmd);
-      await sweepCommand({ ...merged, strategy: merged.strategy ?? [] }, cmd.parent?.args ?? []);
+      await sweepCommand({ ...merged, strategy: merged.strategy ?? [] }, { argv: cmd.parent?.args ?? [], interruptible: entry.interruptible });
     });
 
   const scenarios = program.command('scenarios').description('List, validate and import scenario files.');
@@ -73,16 +91,16 @@ export function buildProgram(): Command {
     .command('gen')
     .description('Generate seeded synthetic long agent tasks (realistic tool mix, heavy-tailed outputs, planted facts with probes); same flags, same file.')
     .option('-o, --output <path>', 'file (.json or .yaml), or folder (ends with / or exists; needed for --count > 1 and --suite); default: stdout')
-    .option('--steps <n>', 'agent steps, 20 to 2000 (default 200)')
-    .option('--seed <n>', 'seed, 0 to 4294967295 (default 1)')
-    .option('--count <k>', 'write K scenarios with seeds seed..seed+K-1 into the -o folder, 1 to 1000 (default 1)')
-    .option('--output-tokens <n>', 'median read_file/grep/bash output size in tokens, 10 to 50000 (default 300)')
-    .option('--heavy-tail <share>', 'share of outputs 4-16x the median, a sixth of them 30-100x, 0 to 0.5 (default 0.1)')
-    .option('--max-output-tokens <n>', 'largest output in tokens, 64 to 200000 (default 12000)')
-    .option('--fact-density <x>', 'facts planted per 100 steps, each probed later, 0 to 50 (default 5)')
-    .option('--parallel <share>', 'share of tool-calling steps with 2-4 parallel calls, 0 to 1 (default 0.15)')
-    .option('--follow-ups <share>', 'share of steps followed by a user follow-up, 0 to 0.5 (default 0.03)')
-    .option('--model <name>', 'model name written to the scenario (default gpt-4o)')
+    .option('--steps <n>', `agent steps, ${generated('steps')}`)
+    .option('--seed <n>', `seed, ${generated('seed')}`)
+    .option('--count <k>', `write K scenarios with seeds seed..seed+K-1 into the -o folder, ${GEN_COUNT.min} to ${GEN_COUNT.max} (default ${GEN_COUNT.default})`)
+    .option('--output-tokens <n>', `median read_file/grep/bash output size in tokens, ${generated('outputTokens')}`)
+    .option('--heavy-tail <share>', `share of outputs 4-16x the median, a sixth of them 30-100x, ${generated('heavyTailShare')}`)
+    .option('--max-output-tokens <n>', `largest output in tokens, ${generated('maxOutputTokens')}`)
+    .option('--fact-density <x>', `facts planted per 100 steps, each probed later, ${generated('factDensity')}`)
+    .option('--parallel <share>', `share of tool-calling steps with 2-4 parallel calls, ${generated('parallelShare')}`)
+    .option('--follow-ups <share>', `share of steps followed by a user follow-up, ${generated('followUpShare')}`)
+    .option('--model <name>', `model name written to the scenario (default ${GENERATE_DEFAULTS.model})`)
     .option('--window <tokens>', "model.contextWindow, e.g. 32768 or 32k (default: the model's)")
     .option('--bash-style <style>', 'bash exit-code format: openhands or returncode (default: picked by the seed)')
     .option('--suite', 'write the bundled suite (scenarios/synthetic) into the -o folder')
@@ -99,7 +117,7 @@ export function buildProgram(): Command {
     .description('The record/replay cache of live LLM calls.')
     .command('clear')
     .description('Delete every cached LLM answer.')
-    .option('--cache-dir <dir>', 'the cache folder', '.ctxbench-cache')
+    .option('--cache-dir <dir>', 'the cache folder', DEFAULT_CACHE_DIR)
     .action(async (opts: { cacheDir: string }) => {
       const { clearCache } = await import('../llm/cache.js');
       process.stdout.write(`Removed ${await clearCache(opts.cacheDir)} cached answer(s) from ${opts.cacheDir}\n`);
@@ -146,7 +164,9 @@ export function buildProgram(): Command {
 
   program
     .command('check')
-    .description('Compare a batch with a baseline per run and metric; exit 0 if nothing regressed, 100 on regressions, 1 on errors.')
+    .description(
+      `Compare a batch with a baseline per run and metric; exit ${EXIT_CODES.ok} if nothing regressed, ${EXIT_CODES.regressions} on regressions, ${EXIT_CODES.userError} on errors.`,
+    )
     .requiredOption('--baseline <file>', 'baseline JSON written by `bench baseline`')
     .option('--db <file>', 'DuckDB results file', DEFAULT_DB)
     .option('--batch <id>', 'which `bench run` to check (default: the latest)')
@@ -160,7 +180,7 @@ export function buildProgram(): Command {
     .option('--markdown-out <file>', 'write a markdown summary (for a PR comment or $GITHUB_STEP_SUMMARY)')
     .addHelpText(
       'after',
-      '\nExit codes: 0 no regression, 100 regressions, 1 error (e.g. a missing or malformed baseline).\n' +
+      `\nExit codes: ${EXIT_CODES.ok} no regression, ${EXIT_CODES.regressions} regressions, ${EXIT_CODES.userError} error (e.g. a missing or malformed baseline).\n` +
         '\nExamples:\n  bench check --baseline ctxbench-baseline.json\n  bench check --baseline b.json --tolerance inputTokens=rel:5% --tolerance peakContextPct=abs:0.05 --markdown-out "$GITHUB_STEP_SUMMARY"',
     )
     .action(async (opts) => (await import('./commands/gate.js')).checkCommand(opts));
@@ -169,11 +189,21 @@ export function buildProgram(): Command {
     .command('serve-mock')
     .description('Run the local model server (Ollama /api/chat, /api/tags, /api/show and OpenAI /v1/chat/completions) with deterministic answers and optional faults, until Ctrl-C.')
     .option('--port <n>', 'port on 127.0.0.1 (0: any free port)', '0')
-    .option('--model <name=ctx>', 'a model and its context length, e.g. qwen2.5-coder:7b=32k; repeatable (default: mock-model=32768)', collect, [])
-    .option('--fault <kind[:times]>', 'inject a fault into the next chat requests (times: a number or inf, default 1): refuse, http500, http429, slow-first-byte, cut-stream, no-usage, malformed-json; repeatable', collect, [])
-    .option('--retry-after <seconds>', 'Retry-After of http429 faults', '1')
-    .option('--delay <ms>', 'how long slow-first-byte faults hold the response headers back', '1000')
-    .addOption(new Option('--encoding <name>', 'tokenizer of the reported usage').default('o200k_base'))
+    .option(
+      '--model <name=ctx>',
+      `a model and its context length, e.g. qwen2.5-coder:7b=32k; repeatable (default: ${DEFAULT_MODELS.map((m) => `${m.name}=${m.contextLength}`).join(', ')})`,
+      collect,
+      [],
+    )
+    .option(
+      '--fault <kind[:times]>',
+      `inject a fault into the next chat requests (times: a number or inf, default ${FAULT_DEFAULTS.times}): ${FAULT_KINDS.join(', ')}; repeatable`,
+      collect,
+      [],
+    )
+    .option('--retry-after <seconds>', 'Retry-After of http429 faults', String(FAULT_DEFAULTS.retryAfterSeconds))
+    .option('--delay <ms>', 'how long slow-first-byte faults hold the response headers back', String(FAULT_DEFAULTS.delayMs))
+    .addOption(new Option('--encoding <name>', 'tokenizer of the reported usage').default(DEFAULT_ENCODING))
     .addHelpText('after', '\nExamples:\n  bench serve-mock --model qwen2.5-coder:7b=32k\n  bench serve-mock --port 11435 --fault http429:2 --fault cut-stream')
     .action(async (opts) => (await import('./commands/serve-mock.js')).serveMockCommand(opts));
 
@@ -205,26 +235,41 @@ function matrixOptions(command: Command): Command {
     .option('--db <file>', 'DuckDB results file', DEFAULT_DB)
     .option('--report <file>', 'HTML report to write', DEFAULT_REPORT)
     .option('--no-report', 'do not write the HTML report')
-    .addOption(new Option('--encoding <name>', 'tokenizer for local counts').default('o200k_base'))
+    .addOption(new Option('--encoding <name>', 'tokenizer for local counts').default(DEFAULT_ENCODING))
     .option('-m, --model <provider>', 'LLM backend: mock, ollama:chat:<model> or openai:chat:<model>', 'mock')
-    .option('--host <url>', 'Ollama server (default: OLLAMA_HOST, then http://127.0.0.1:11434)')
-    .option('--base-url <url>', 'OpenAI-compatible base URL (default: OPENAI_BASE_URL, then https://api.openai.com/v1); key from OPENAI_API_KEY')
+    .option('--host <url>', `Ollama server (default: OLLAMA_HOST, then ${OLLAMA_DEFAULT_HOST})`)
+    .option('--base-url <url>', `OpenAI-compatible base URL (default: OPENAI_BASE_URL, then ${OPENAI_DEFAULT_BASE_URL}); key from OPENAI_API_KEY`)
     .option('--live <mode>', 'live backends: "measure" asks one output token per step (the recorded turn is replayed anyway), "full" lets the model answer', 'measure')
     .option('--probes <how>', 'how probes are graded: "ask" puts each probe question to the model and passes it when the answer holds the fact; "context" checks the fact is in the context sent; "auto": ask on live backends, context with the mock', 'auto')
     .option('--no-cache', 'live backends: send every request, without the record/replay cache')
-    .option('--cache-dir <dir>', 'record/replay cache folder (default: .ctxbench-cache)')
-    .option('--timeout <seconds>', 'live backends: per-request timeout (default 300)')
-    .option('--retries <n>', 'live backends: retries on connection errors, 429 and 5xx (default 3)')
-    .option('-j, --concurrency <n>', 'runs at once: worker threads for the mock (default: one per core), requests in flight for live backends (default 1; 4 for openai:chat:)')
-    .option('--mock-recall <fraction>', 'mock LLM: share of facts a summary or checkpoint keeps', '0.8')
-    .option('--mock-summary-tokens <n>', 'mock LLM: longest summary or checkpoint, in tokens', '800')
-    .option('--mock-seed <n>', 'mock LLM: seed of the recall draw', '1')
+    .option('--cache-dir <dir>', `record/replay cache folder (default: ${DEFAULT_CACHE_DIR})`)
+    .option('--timeout <seconds>', `live backends: per-request timeout (default ${RETRY_DEFAULTS.timeoutMs / 1000})`)
+    .option('--retries <n>', `live backends: retries on connection errors, 429 and 5xx (default ${RETRY_DEFAULTS.attempts - 1})`)
+    .option(
+      '-j, --concurrency <n>',
+      `runs at once: worker threads for the mock (default: one per core), requests in flight for live backends (default ${LIVE_CONCURRENCY.ollama}; ${LIVE_CONCURRENCY.openai} for openai:chat:)`,
+    )
+    .option('--mock-recall <fraction>', 'mock LLM: share of facts a summary or checkpoint keeps', String(MOCK_DEFAULTS.recall))
+    .option('--mock-summary-tokens <n>', 'mock LLM: longest summary or checkpoint, in tokens', String(MOCK_DEFAULTS.summaryTokens))
+    .option('--mock-seed <n>', 'mock LLM: seed of the recall draw', String(MOCK_DEFAULTS.seed))
     .option('--no-calibrate', 'count tokens with the tokenizer as is, without the per-model correction fitted on recorded provider usage')
     .option('--price-model <name>', "price every run at this model's list prices (default: each scenario's model)")
     .option('--shard <i/n>', 'run only shard i of n of the matrix (1-based; the same split on every machine); merge the shards\' --db files with `bench merge`')
     .option('--batch-id <id>', 'store the runs under this batch id (default: a new one per run; for --shard, one derived from the matrix, the same in every shard)')
     .option('--resume', 'after an interruption: continue the latest batch of the same matrix in --db, running only the runs it lacks (and redoing those a backend error ended); starts a new batch when there is none')
-    .option('--config <file>', 'settings file (default: ctxbench.config.yaml, .yml or .json in this folder); flags win over it');
+    .option('--config <file>', `settings file (default: ${configFiles()} in this folder); flags win over it`);
+}
+
+/** A `scenarios gen` option's range and default: "20 to 2000 (default 200)". */
+function generated(option: Exclude<NumericOption, 'contextWindow'>): string {
+  const { min, max } = GENERATE_LIMITS[option];
+  return `${min} to ${max} (default ${GENERATE_DEFAULTS[option]})`;
+}
+
+/** "ctxbench.config.yaml, .yml or .json": the config files looked for, in order. */
+function configFiles(): string {
+  const [first, ...others] = CONFIG_FILES;
+  return `${first}, ${others.map((file) => path.extname(file)).join(' or ')}`;
 }
 
 /** The command's flags over its config file's settings: a flag given on the command line wins. */

@@ -24,8 +24,6 @@ export class CtxbenchError extends Error {
   constructor(
     readonly code: ErrorCode,
     message: string,
-    /** 1 for errors; 130 for an interrupted run, as shells report SIGINT. */
-    readonly exitCode = code === 'INTERRUPTED' ? 130 : 1,
   ) {
     super(message);
     this.name = 'CtxbenchError';

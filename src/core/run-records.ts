@@ -118,12 +118,16 @@ export interface EventRecord {
   readonly tokensAfter?: number | undefined;
 }
 
-/** Local token counts against the provider usage a scenario recorded (raw replays only). */
-export interface UsageComparison {
-  /** Mean absolute percentage error of local prompt tokens vs recorded prompt tokens. */
+/** Percent errors of local token counts against the provider's: (local - recorded) / recorded. */
+export interface PctErrors {
+  /** Mean absolute percentage error. */
   readonly meanAbsPctError: number;
   /** Mean signed error: negative = local counts below the provider's. */
   readonly meanPctError: number;
+}
+
+/** Local token counts against the provider usage a scenario recorded (raw replays only). */
+export interface UsageComparison extends PctErrors {
   readonly comparedSteps: number;
 }
 
@@ -212,4 +216,17 @@ export interface BatchInfo {
   readonly fingerprint?: string | undefined;
   /** The ctxbench commit that ran it, when run from a git checkout ("-dirty" when it had local changes). */
   readonly gitSha?: string | undefined;
+}
+
+/** A token calibration factor a batch counted one model's tokens with (fitted as metrics/calibration.ts says). */
+export interface CalibrationRecord {
+  readonly batchId: string;
+  readonly model: string;
+  readonly encoding: string;
+  readonly factor: number;
+  /** Recorded requests it was fitted on: 0 for a factor fitted earlier, on other trajectories. */
+  readonly samples: number;
+  /** Errors of the unscaled and the scaled local counts on those requests; zeros for a factor fitted earlier. */
+  readonly before: PctErrors;
+  readonly after: PctErrors;
 }

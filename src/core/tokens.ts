@@ -9,6 +9,8 @@ import type { Message } from './messages.js';
 
 export const ENCODINGS = ['o200k_base', 'cl100k_base', 'chars4'] as const;
 export type Encoding = (typeof ENCODINGS)[number];
+/** The tokenizer counts use unless told otherwise (`--encoding`). */
+export const DEFAULT_ENCODING: Encoding = 'o200k_base';
 
 /**
  * Chat-format overhead, as OpenAI documents it for its chat models: every message costs 3 tokens of
@@ -46,7 +48,8 @@ const loaders: Record<Exclude<Encoding, 'chars4'>, () => Promise<CountFn>> = {
 /** The documented fallback when no tokenizer fits: one token per four characters, rounded up. */
 export const charsPerFour: CountFn = (text) => Math.ceil(text.length / 4);
 
-export async function createTokenCounter(encoding: Encoding = 'o200k_base'): Promise<TokenCounter> {
+/** A counter for `encoding` (default DEFAULT_ENCODING), with its per-message cache. */
+export async function createTokenCounter(encoding: Encoding = DEFAULT_ENCODING): Promise<TokenCounter> {
   const count = encoding === 'chars4' ? charsPerFour : await loaders[encoding]();
   return counterFrom(encoding, count);
 }

@@ -11,7 +11,8 @@ import {
   withContent,
   type Message,
 } from '../core/messages.js';
-import { cachedBackend, clearCache, DEFAULT_CACHE_DIR, type CacheOptions } from './cache.js';
+import { cachedBackend, clearCache, type CacheOptions } from './cache.js';
+import { DEFAULT_CACHE_DIR } from './defaults.js';
 import type { Backend, ChatRequest, ChatResponse } from '../core/backend.js';
 
 // Fixtures: a short tool-using conversation, and a fake backend that counts its calls.

@@ -20,9 +20,7 @@ import { z } from 'zod';
 import { assistantMessage } from '../core/messages.js';
 import { stableJson } from '../core/stable-json.js';
 import type { Backend, ChatRequest, ChatResponse } from '../core/backend.js';
-
-/** The cache directory, relative to the current directory, when none is given. */
-export const DEFAULT_CACHE_DIR = '.ctxbench-cache';
+import { DEFAULT_CACHE_DIR } from './defaults.js';
 
 /** Bump when the key material or the entry format changes: old entries become misses. */
 const CACHE_VERSION = 1;

@@ -29,8 +29,6 @@ import {
 } from './retry.js';
 import type { ChatRequest, ChatResponse, LiveBackend, ServerInfo } from '../core/backend.js';
 
-export const OLLAMA_DEFAULT_HOST = 'http://127.0.0.1:11434';
-
 export interface OllamaSettings extends Transport {
   /** Base URL, e.g. http://127.0.0.1:11434 (see providers.ts for OLLAMA_HOST forms). */
   readonly host: string;

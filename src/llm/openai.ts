@@ -29,8 +29,6 @@ import {
 } from './retry.js';
 import type { ChatRequest, ChatResponse, LiveBackend, ServerInfo, Usage } from '../core/backend.js';
 
-export const OPENAI_DEFAULT_BASE_URL = 'https://api.openai.com/v1';
-
 export interface OpenAiSettings extends Transport {
   /** e.g. https://api.openai.com/v1 or http://127.0.0.1:8000/v1 */
   readonly baseUrl: string;

@@ -12,8 +12,9 @@
 import { CtxbenchError } from '../core/errors.js';
 import type { TokenCounter } from '../core/tokens.js';
 import { createMockBackend, type MockOptions } from './mock.js';
-import { createOllamaBackend, OLLAMA_DEFAULT_HOST } from './ollama.js';
-import { createOpenAiBackend, OPENAI_DEFAULT_BASE_URL } from './openai.js';
+import { OLLAMA_DEFAULT_HOST, OPENAI_DEFAULT_BASE_URL } from './defaults.js';
+import { createOllamaBackend } from './ollama.js';
+import { createOpenAiBackend } from './openai.js';
 import { RETRY_DEFAULTS, type RetryHooks, type RetryPolicy } from './retry.js';
 import type { ConfiguredBackend, LiveBackend } from '../core/backend.js';
 

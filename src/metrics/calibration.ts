@@ -11,6 +11,7 @@
 import { normalizeModelName } from '../core/models.js';
 import { contextCounting, type Encoding, type TokenCounter } from '../core/tokens.js';
 import type { Message } from '../core/messages.js';
+import type { PctErrors } from '../core/run-records.js';
 import type { Scenario } from '../scenarios/scenario.js';
 
 /** One recorded request: the local count of the history it sent, and what the provider billed. */
@@ -19,13 +20,6 @@ export interface UsageSample {
   readonly index: number;
   readonly local: number;
   readonly recorded: number;
-}
-
-/** Percent errors of (estimate - recorded) / recorded, as in `UsageComparison`. */
-export interface PctErrors {
-  readonly meanAbsPctError: number;
-  /** Negative = the estimate is below what the provider billed. */
-  readonly meanPctError: number;
 }
 
 export interface Calibration {

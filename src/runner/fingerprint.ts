@@ -7,7 +7,7 @@
 import { createHash } from 'node:crypto';
 import { stableJson } from '../core/stable-json.js';
 import type { LoadedScenario } from '../scenarios/load.js';
-import { entryLabel } from './jobs.js';
+import { entryLabel } from './job-plan.js';
 import type { MatrixEntry } from './matrix-entry.js';
 import type { ParamValue, Params } from '../core/params.js';
 

@@ -8,7 +8,7 @@ import { createTokenCounter } from '../core/tokens.js';
 import { createMockBackend } from '../llm/mock.js';
 import type { LoadedScenario } from '../scenarios/load.js';
 import { getStrategy } from '../strategies/index.js';
-import { countersByFactor, runJob, tokenizeAhead, type JobEnv } from './job.js';
+import { countersByFactor, runJob, tokenizeAhead, type JobEnv } from './run-job.js';
 import type { JobMessage, WorkerMessage, WorkerSetup } from './worker-protocol.js';
 
 const setup = workerData as WorkerSetup;

@@ -7,6 +7,7 @@ import type { LoadedScenario } from '../scenarios/load.js';
 import { select } from '../strategies/index.js';
 import { defaultParams } from '../core/params.js';
 import { scenarioOf, sweScenarioMessages } from '../../test/helpers/history.js';
+import { planJobs, type PlanSettings } from './job-plan.js';
 import { runMatrix, type Execution, type MatrixOptions } from './matrix.js';
 import type { RunResult } from '../core/run-records.js';
 
@@ -16,6 +17,8 @@ const outcome = (r: RunResult) => ({ id: r.runId, config: r.config, summary: r.s
 const scenarios: LoadedScenario[] = [1, 2, 3].map((n) => ({ scenario: scenarioOf(sweScenarioMessages(10 * n, 600, 200), `s${n}`), format: 'ctxbench' }));
 const entries = select(['raw,masking,summarization,checkpoint-restart']).map((s) => ({ strategy: s.strategy, params: defaultParams(s.strategy.params) }));
 const matrixOrder = scenarios.flatMap(({ scenario }) => entries.map((e) => `b/${e.strategy.name}/${scenario.id}`));
+/** Every job of the matrix in a 2,500-token window. */
+const jobsOf = (settings: Partial<PlanSettings> = {}) => planJobs(scenarios, entries, { windowOverride: 2500, encoding: 'o200k_base', ...settings }).jobs;
 
 async function runWith(counter: TokenCounter, execution: Execution, more: Partial<MatrixOptions> = {}) {
   const saved: string[] = [];
@@ -23,11 +26,11 @@ async function runWith(counter: TokenCounter, execution: Execution, more: Partia
   const results = await runMatrix({
     scenarios,
     entries,
+    jobs: jobsOf(),
     execution,
     backendOptions: { recall: 0.8 },
     counter,
     batchId: 'b',
-    windowOverride: 2500,
     onStep: (_step, _total, promptTokens) => void steps.push(promptTokens),
     onRun: async (r) => void saved.push(r.runId),
     ...more,
@@ -65,8 +68,8 @@ describe('runMatrix', () => {
       const counter = await createTokenCounter('o200k_base');
       const calibration = new Map([[`${scenarios[0]!.scenario.model.name}|o200k_base`, 1.25]]);
       const mock = { recall: 0.3, summaryTokens: 120, seed: 7 };
-      const inThread = await runWith(counter, { kind: 'in-thread', backend: createMockBackend(counter, mock) }, { calibration });
-      const workers = await runWith(counter, { kind: 'workers', threads: 2, mock }, { calibration });
+      const inThread = await runWith(counter, { kind: 'in-thread', backend: createMockBackend(counter, mock) }, { jobs: jobsOf({ calibration }) });
+      const workers = await runWith(counter, { kind: 'workers', threads: 2, mock }, { jobs: jobsOf({ calibration }) });
       expect(workers.results).toEqual(inThread.results);
       expect(workers.results.map((r) => r.config.calibrationFactor)).toEqual(matrixOrder.map(() => 1.25));
       expect(workers.results.map((r) => r.config.backendOptions)).toEqual(matrixOrder.map(() => ({ recall: 0.8 })));
@@ -79,10 +82,10 @@ describe('runMatrix', () => {
       const results = await runMatrix({
         scenarios,
         entries,
+        jobs: jobsOf(),
         execution: { kind: 'workers', threads: 2, mock: {} },
         counter,
         batchId: 'b',
-        windowOverride: 2500,
         signal: abort.signal,
         onRun: async (r) => {
           saved.push(r);
@@ -104,6 +107,7 @@ describe('runMatrix', () => {
       const run = runMatrix({
         scenarios: [scenarios[0]!, bad],
         entries: entries.slice(0, 1),
+        jobs: planJobs([scenarios[0]!, bad], entries.slice(0, 1), { encoding: 'o200k_base' }).jobs,
         execution: { kind: 'workers', threads: 1, mock: {} },
         counter,
         batchId: 'b',
@@ -116,21 +120,23 @@ describe('runMatrix', () => {
 
     it('turns a worker that cannot start into a one-line error, not a hang', async () => {
       const counter = { ...(await createTokenCounter('o200k_base')), encoding: 'no-such-encoding' } as unknown as TokenCounter;
-      const run = runMatrix({ scenarios, entries, execution: { kind: 'workers', threads: 2, mock: {} }, counter, batchId: 'b', onRun: async () => {} });
+      const run = runMatrix({ scenarios, entries, jobs: jobsOf(), execution: { kind: 'workers', threads: 2, mock: {} }, counter, batchId: 'b', onRun: async () => {} });
       await expect(run).rejects.toThrow(/^worker thread \d failed[^\n]*: [^\n]+$/);
     });
   });
 });
 
-describe('runMatrix skip', () => {
-  it('runs only the jobs not skipped, with the results they have in the whole matrix', async () => {
+describe('runMatrix on some of the jobs', () => {
+  it('runs only the jobs it is given, with the results they have in the whole matrix', async () => {
     const counter = await createTokenCounter('o200k_base');
     const scenarios = [1, 2].map((n) => ({ scenario: scenarioOf(sweScenarioMessages(8 * n, 600, 200), `s${n}`), format: 'ctxbench' }));
     const entries = select(['raw,masking']).map((s) => ({ strategy: s.strategy, params: defaultParams(s.strategy.params) }));
-    const options = { scenarios, entries, execution: { kind: 'in-thread' as const, backend: createMockBackend(counter) }, counter, batchId: 'b', windowOverride: 2500, onRun: async () => {} };
+    const { jobs } = planJobs(scenarios, entries, { windowOverride: 2500, encoding: counter.encoding });
+    const options = { scenarios, entries, jobs, execution: { kind: 'in-thread' as const, backend: createMockBackend(counter) }, counter, batchId: 'b', onRun: async () => {} };
     const all = await runMatrix(options);
-    const some = await runMatrix({ ...options, skip: (scenario, entry) => scenario.id === 's1' && entry.strategy.name === 'masking' });
+    const some = await runMatrix({ ...options, jobs: jobs.filter((job) => job.key !== 'masking/s1') });
     expect(some.map((r) => r.runId)).toEqual(['b/raw/s1', 'b/raw/s2', 'b/masking/s2']);
     expect(some.map(outcome)).toEqual(all.filter((r) => r.runId !== 'b/masking/s1').map(outcome));
+    expect(some.map((r) => r.matrixIndex)).toEqual([0, 2, 3]);
   });
 });

@@ -12,7 +12,8 @@ import { maskingStrategy } from '../strategies/masking.js';
 import { defaultParams, type Params } from '../core/params.js';
 import { rawStrategy } from '../strategies/raw.js';
 import type { StrategyDefinition } from '../core/strategy.js';
-import { replayScenario, type ReplayOptions } from './replay.js';
+import { replayScenario } from './replay.js';
+import type { ReplayOptions } from './run-config.js';
 
 
 let o200k: TokenCounter;

@@ -8,23 +8,23 @@
 import { Worker } from 'node:worker_threads';
 import { CtxbenchError } from '../core/errors.js';
 import type { LoadedScenario } from '../scenarios/load.js';
-import type { PlannedJob } from './job.js';
+import type { Job } from './job-plan.js';
 import { createScheduler } from './schedule.js';
 import type { RunResult } from '../core/run-records.js';
 import type { JobMessage, WorkerMessage, WorkerSetup } from './worker-protocol.js';
 
 export interface WorkerPoolOptions {
   readonly threads: number;
-  readonly jobs: readonly PlannedJob[];
+  readonly jobs: readonly Job[];
   readonly scenarios: readonly LoadedScenario[];
   readonly setup: WorkerSetup;
   /** Checked before each job is handed out: once aborted, the jobs in flight finish and no more start. */
   readonly signal?: AbortSignal | undefined;
   readonly onStep?: ((step: number, total: number, promptTokens: number) => void) | undefined;
   /** Called once per finished run, one call at a time; a job counts as done when it returns. */
-  readonly onRun: (job: PlannedJob, run: RunResult) => Promise<void>;
+  readonly onRun: (job: Job, run: RunResult) => Promise<void>;
   /** How a job is named in an error ("masking x scenario-1"). */
-  readonly describe: (job: PlannedJob) => string;
+  readonly describe: (job: Job) => string;
 }
 
 /**
@@ -44,7 +44,7 @@ function spawn(setup: WorkerSetup): Worker {
 interface Slot {
   readonly id: number;
   readonly worker: Worker;
-  job?: PlannedJob | undefined;
+  job?: Job | undefined;
   /** The scenario the worker holds (it keeps one at a time). */
   holds?: number | undefined;
   retired: boolean;

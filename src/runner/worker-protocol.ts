@@ -5,7 +5,7 @@
 import type { Encoding } from '../core/tokens.js';
 import type { MockOptions } from '../llm/mock.js';
 import type { LoadedScenario } from '../scenarios/load.js';
-import type { PlannedJob } from './job.js';
+import type { Job } from './job-plan.js';
 import type { RunResult } from '../core/run-records.js';
 import type { Params } from '../core/params.js';
 
@@ -26,7 +26,7 @@ export interface WorkerSetup {
 
 /** A job to run; `scenario` comes along when the worker does not hold the job's scenario yet. */
 export interface JobMessage {
-  readonly job: PlannedJob;
+  readonly job: Job;
   readonly scenario?: LoadedScenario | undefined;
 }
 

@@ -10,7 +10,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { createTokenCounter, type TokenCounter } from '../core/tokens.js';
+import { createTokenCounter, DEFAULT_ENCODING, type TokenCounter } from '../core/tokens.js';
 import { FAULT_DEFAULTS, faultSchedule, type FaultSchedule } from './faults.js';
 import { parseJson, readBody } from './http.js';
 import { checkModels, DEFAULT_MODELS } from './models.js';
@@ -55,7 +55,7 @@ export async function startModelServer(options: ServerOptions = {}): Promise<Run
   const closing = new AbortController();
   const state: State = {
     models,
-    counter: await createTokenCounter(options.encoding ?? 'o200k_base'),
+    counter: await createTokenCounter(options.encoding ?? DEFAULT_ENCODING),
     faults: faultSchedule(options.faults ?? []),
     requests: [],
     closing: closing.signal,

@@ -3,10 +3,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CtxbenchError } from '../core/errors.js';
-import type { RunResult } from '../core/run-records.js';
+import type { CalibrationRecord, RunResult } from '../core/run-records.js';
 import { mockRuns } from '../../test/helpers/mock-runs.js';
 import { mergeDatabases } from './merge.js';
-import type { CalibrationRow } from './records.js';
 import { ResultStore } from './result-store.js';
 
 let dir: string;
@@ -17,9 +16,9 @@ beforeAll(async () => {
 });
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-const calibration: CalibrationRow = {
-  batch_id: 'matrix-1', model: 'gpt-4o', encoding: 'o200k_base', factor: 1.17, samples: 12,
-  mape_before: 0.14, mpe_before: -0.14, mape_after: 0.02, mpe_after: 0.006,
+const calibration: CalibrationRecord = {
+  batchId: 'matrix-1', model: 'gpt-4o', encoding: 'o200k_base', factor: 1.17, samples: 12,
+  before: { meanAbsPctError: 0.14, meanPctError: -0.14 }, after: { meanAbsPctError: 0.02, meanPctError: 0.006 },
 };
 
 /** A results file holding `runs` of batch matrix-1 (as a shard writes it), under `name`. */

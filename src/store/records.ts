@@ -3,7 +3,7 @@
  * undefined; nothing else is lost, so a stored run reads back equal to the one that was saved.
  */
 import type { Encoding } from '../core/tokens.js';
-import type { BatchInfo, EventKind, EventRecord, ProbeOutcome, ProbeRecord, RunResult, RunStatus, StepRecord, Threshold } from '../core/run-records.js';
+import type { BatchInfo, CalibrationRecord, EventKind, EventRecord, ProbeOutcome, ProbeRecord, RunResult, RunStatus, StepRecord, Threshold } from '../core/run-records.js';
 import type { Params } from '../core/params.js';
 import type { BATCHES, CALIBRATION, EVENTS, PROBES, Row, RUNS, STEPS } from './schema.js';
 
@@ -22,6 +22,20 @@ export function batchRow(batch: BatchInfo): BatchRow {
     version: batch.version,
     matrix_fingerprint: batch.fingerprint ?? null,
     git_sha: batch.gitSha ?? null,
+  };
+}
+
+export function calibrationRow(record: CalibrationRecord): CalibrationRow {
+  return {
+    batch_id: record.batchId,
+    model: record.model,
+    encoding: record.encoding,
+    factor: record.factor,
+    samples: record.samples,
+    mape_before: record.before.meanAbsPctError,
+    mpe_before: record.before.meanPctError,
+    mape_after: record.after.meanAbsPctError,
+    mpe_after: record.after.meanPctError,
   };
 }
 

@@ -7,10 +7,10 @@ import { mkdir } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import { LIST, VARCHAR, listValue, type DuckDBConnection, type DuckDBValue } from '@duckdb/node-api';
 import { CtxbenchError } from '../core/errors.js';
-import type { BatchInfo, RunResult, RunStatus } from '../core/run-records.js';
+import type { BatchInfo, CalibrationRecord, RunResult, RunStatus } from '../core/run-records.js';
 import { openError, shortReason } from './errors.js';
 import { acquireInstance, releaseInstance } from './instances.js';
-import { batchFromRow, batchRow, eventRows, probeRows, runFromRows, runRow, stepRows, type CalibrationRow } from './records.js';
+import { batchFromRow, batchRow, calibrationRow, eventRows, probeRows, runFromRows, runRow, stepRows } from './records.js';
 import { checkLayout } from './layout.js';
 import { BATCHES, CALIBRATION, EVENTS, PROBES, RUNS, STEPS, schemaSql } from './schema.js';
 import { appendRows, readRows } from './table-io.js';
@@ -104,9 +104,9 @@ export class ResultStore {
   }
 
   /** Stores the token calibration factors a batch used. */
-  async saveCalibration(rows: readonly CalibrationRow[]): Promise<void> {
-    if (rows.length === 0) return;
-    await this.serially('cannot save calibration', () => appendRows(this.connection, CALIBRATION, [...rows]));
+  async saveCalibration(records: readonly CalibrationRecord[]): Promise<void> {
+    if (records.length === 0) return;
+    await this.serially('cannot save calibration', () => appendRows(this.connection, CALIBRATION, records.map(calibrationRow)));
   }
 
   /** Runs in start order, each with its steps (by step) and events (by step, in recorded order). */

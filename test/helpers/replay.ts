@@ -4,7 +4,8 @@
  */
 import { createMockBackend, type MockOptions } from '../../src/llm/mock.js';
 import type { ChatRequest } from '../../src/core/backend.js';
-import { replayScenario, type ReplayOptions } from '../../src/runner/replay.js';
+import { replayScenario } from '../../src/runner/replay.js';
+import type { ReplayOptions } from '../../src/runner/run-config.js';
 import type { RunResult } from '../../src/core/run-records.js';
 
 export type RecordedReplayOptions = Omit<ReplayOptions, 'sourceFormat' | 'backend'> & {

@@ -1,6 +1,6 @@
 /**
- * `bench baseline` and `bench check`: the CI regression gate. `check` exits 0 when no run got worse
- * beyond its tolerances, EXIT_REGRESSION (100, as promptfoo) when some did, 1 on errors.
+ * `bench baseline` and `bench check`: the CI regression gate. `check` ends with exit code 0 when no
+ * run got worse beyond its tolerances, EXIT_CODES.regressions when some did, 1 on errors.
  */
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
@@ -12,9 +12,7 @@ import { acquireInstance, releaseInstance } from '../../store/instances.js';
 import { ResultStore } from '../../store/result-store.js';
 import { BATCHES } from '../../store/schema.js';
 import type { RunResult } from '../../core/run-records.js';
-
-/** The exit code of `bench check` when a run regressed. */
-export const EXIT_REGRESSION = 100;
+import { EXIT_CODES, ExitWith } from '../exit-codes.js';
 
 export interface BaselineOptions {
   readonly db: string;
@@ -105,5 +103,5 @@ export async function checkCommand(options: CheckOptions): Promise<void> {
   if (options.jsonOut !== undefined) await writeOut(options.jsonOut, `${JSON.stringify(benchmarkJson(candidate), null, 2)}\n`, '--json-out');
   if (options.markdownOut !== undefined) await writeOut(options.markdownOut, formatMarkdown(comparison, baseline.runs, candidate), '--markdown-out');
   process.stdout.write(`Checking batch ${batch.batchId} against ${options.baseline}\n${formatText(comparison)}`);
-  if (comparison.regressions.length > 0) process.exitCode = EXIT_REGRESSION;
+  if (comparison.regressions.length > 0) throw new ExitWith(EXIT_CODES.regressions);
 }

@@ -12,7 +12,7 @@ import { GENERATE_DEFAULTS, checkOption, type BashStyle, type GenerateOptions, t
 import { SYNTHETIC_SUITE } from '../../scenarios/generate/suite.js';
 import { parseScenario } from '../../scenarios/scenario.js';
 import type { ScenarioFile } from '../../scenarios/schema.js';
-import { parseTokenCount } from '../options.js';
+import { parseGenCount, parseTokenCount } from '../options.js';
 
 export interface GenOptions {
   readonly output?: string;
@@ -30,8 +30,6 @@ export interface GenOptions {
   readonly bashStyle?: string;
   readonly suite?: boolean;
 }
-
-const MAX_COUNT = 1000;
 
 /** A number flag checked against the generator's range; the error names the flag. */
 function num(flag: string, value: string | undefined, key: NumericOption): number | undefined {
@@ -66,15 +64,6 @@ function parseOptions(opts: GenOptions): GenerateOptions {
   return Object.fromEntries(Object.entries(options).filter(([, v]) => v !== undefined)) as GenerateOptions;
 }
 
-function parseCount(value: string | undefined): number {
-  if (value === undefined) return 1;
-  const n = Number(value);
-  if (value.trim() === '' || !Number.isInteger(n) || n < 1 || n > MAX_COUNT) {
-    throw new CtxbenchError('OPTION_INVALID', `--count ${value}: expected 1 to ${MAX_COUNT}`);
-  }
-  return n;
-}
-
 const toText = (data: ScenarioFile, yaml: boolean): string => (yaml ? toYaml(data, { lineWidth: 0 }) : `${JSON.stringify(data, null, 1)}\n`);
 
 async function isDirectory(target: string): Promise<boolean> {
@@ -83,7 +72,7 @@ async function isDirectory(target: string): Promise<boolean> {
 
 export async function genCommand(opts: GenOptions): Promise<void> {
   const base = parseOptions(opts);
-  const count = parseCount(opts.count);
+  const count = parseGenCount(opts.count);
   let runs: GenerateOptions[];
   if (opts.suite) {
     if (Object.keys(base).length > 0 || opts.count !== undefined) {

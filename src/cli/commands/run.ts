@@ -1,22 +1,22 @@
 /**
- * `bench run`: validate everything first (strategies, params, scenarios, database), then replay the
- * matrix, saving each finished run at once, and print the summary and the paths it wrote.
+ * `bench run`: validate everything first (strategies, params, scenarios, database), then run the
+ * matrix as a batch (src/runner/batch.ts), showing its progress, and print the summary and the paths
+ * it wrote.
  */
-import { randomBytes } from 'node:crypto';
 import { availableParallelism } from 'node:os';
 import path from 'node:path';
 import { CtxbenchError } from '../../core/errors.js';
 import { createTokenCounter } from '../../core/tokens.js';
+import { LIVE_CONCURRENCY } from '../../llm/defaults.js';
+import type { MockOptions } from '../../llm/mock.js';
 import { renderReport, writeReport } from '../../report/render.js';
-import { matrixFingerprint, sharedBatchId } from '../../runner/fingerprint.js';
-import { entryLabel, jobKey, matrixJobs, type MatrixJob } from '../../runner/jobs.js';
-import { runMatrix, type Execution } from '../../runner/matrix.js';
+import { runBatch, type BatchResult, type BatchStart } from '../../runner/batch.js';
+import { checkScenarioIds } from '../../runner/job-plan.js';
+import type { Execution } from '../../runner/matrix.js';
 import type { MatrixEntry } from '../../runner/matrix-entry.js';
-import { runId, runLabel } from '../../core/run-names.js';
-import { planBatch, type BatchPlan } from '../../runner/resume.js';
-import { jobsOfShard, parseShard, type Shard } from '../../runner/shard.js';
-import type { BatchInfo, RunResult } from '../../core/run-records.js';
-import { loadScenarios, resolveScenarioPaths } from '../../scenarios/load.js';
+import { parseShard, type Shard } from '../../runner/shard.js';
+import type { RunResult } from '../../core/run-records.js';
+import { loadScenarios, resolveScenarioPaths, type LoadedScenario } from '../../scenarios/load.js';
 import { select, type Selection } from '../../strategies/index.js';
 import { parseAssignment, resolveParams, type ParamOwner } from '../../core/params.js';
 import { ResultStore } from '../../store/result-store.js';
@@ -24,8 +24,9 @@ import { parseChoice, parseEncoding, parseFraction, parseTokenCount } from '../o
 import { gitRevision } from '../git-revision.js';
 import { BUNDLED_SCENARIOS, PACKAGE_ROOT, VERSION } from '../paths.js';
 import { createProgress, type Progress } from '../progress.js';
-import { openBackend } from '../backend.js';
-import { calibrate, calibrationLine, calibrationRow } from '../calibration.js';
+import { openBackend, type OpenedBackend } from '../backend.js';
+import { calibrationLine } from '../calibration-line.js';
+import type { MatrixCommandContext } from '../matrix-command.js';
 import { runTable, strategyTable, successTable, usageLine } from '../summary.js';
 
 export interface RunOptions {
@@ -63,17 +64,13 @@ const MAX_RUN_ROWS = 60;
 /** auto: ask the probe questions on live backends, judge probes on the context with the mock. */
 const PROBE_MODES = ['auto', 'ask', 'context'] as const;
 
-export function newBatchId(now = new Date()): string {
-  return `${now.toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, 'Z')}-${randomBytes(3).toString('hex')}`;
-}
-
-export async function runCommand(options: RunOptions, argv: readonly string[]): Promise<void> {
+export async function runCommand(options: RunOptions, context: MatrixCommandContext): Promise<void> {
   const selections = select(options.strategy, options.preset);
   const params = resolveParams(selections.map(paramOwner), options.param.map(parseAssignment));
   await runEntries(
     options,
     selections.map((s) => ({ strategy: s.strategy, preset: s.preset?.name, params: params.get(s.name)! })),
-    argv,
+    context,
   );
 }
 
@@ -88,10 +85,11 @@ export const paramOwner = (s: Selection): ParamOwner => ({
 
 /**
  * Everything `bench run` does once the strategy entries are known (`bench sweep` passes a grid's):
- * checks the other flags, runs the matrix into the database, prints the summary and writes the
- * report. Returns the batch's runs, in matrix order.
+ * checks the other flags, runs the matrix into the database as a batch, prints the summary and writes
+ * the report. Returns the batch's runs, in matrix order; throws INTERRUPTED after printing them when
+ * Ctrl-C stopped the batch.
  */
-export async function runEntries(options: RunOptions, entries: readonly MatrixEntry[], argv: readonly string[]): Promise<RunResult[]> {
+export async function runEntries(options: RunOptions, entries: readonly MatrixEntry[], context: MatrixCommandContext): Promise<RunResult[]> {
   const mock = {
     recall: parseFraction('--mock-recall', options.mockRecall),
     summaryTokens: parseTokenCount('--mock-summary-tokens', options.mockSummaryTokens, 1),
@@ -104,11 +102,7 @@ export async function runEntries(options: RunOptions, entries: readonly MatrixEn
   if (options.batchId !== undefined && !/^[\w.:-]+$/.test(options.batchId)) {
     throw new CtxbenchError('OPTION_INVALID', `--batch-id ${options.batchId}: expected letters, digits, and . _ : - only`);
   }
-  const files = await resolveScenarioPaths(options.scenario ?? [BUNDLED_SCENARIOS]);
-  const scenarios = [];
-  for (const file of files) scenarios.push(...(await loadScenarios(file)));
-  const jobs = matrixJobs(scenarios, entries);
-  const mine = shard === undefined ? jobs : jobsOfShard(jobs, shard);
+  const scenarios = await loadMatrixScenarios(options.scenario ?? [BUNDLED_SCENARIOS]);
 
   const counter = await createTokenCounter(encoding);
   const opened = await openBackend(
@@ -121,149 +115,98 @@ export async function runEntries(options: RunOptions, entries: readonly MatrixEn
     counter,
     mock,
   );
-  const parallel = options.concurrency === undefined ? undefined : parseTokenCount('-j', options.concurrency, 1);
-  // The mock only computes: one worker thread per core. Live servers answer several requests at once
-  // (in this thread, waiting on the network); a local Ollama is usually busy with one.
-  const execution: Execution =
-    opened.backend.name === 'mock'
-      ? { kind: 'workers', threads: parallel ?? availableParallelism(), mock }
-      : { kind: 'in-thread', backend: opened.backend, concurrency: parallel ?? (options.model.startsWith('openai:') ? 4 : 1) };
-  const fingerprint = matrixFingerprint({
-    scenarios,
-    entries,
-    settings: {
-      window: windowOverride,
-      model: options.model,
-      backendOptions: opened.options,
-      maxOutputTokens: opened.maxOutputTokens,
-      encoding,
-      calibrate: options.calibrate,
-      priceModel: options.priceModel,
-    },
-  });
+  const execution = executionFor(opened, mock, options);
   const out = process.stdout;
   const store = await ResultStore.open(options.db);
-  let progress: Progress | undefined;
-  const abort = new AbortController();
-  const onSigint = (): void => {
-    if (abort.signal.aborted) process.exit(130);
-    abort.abort();
-    process.stderr.write('\nbench: interrupted: finishing the runs in progress, then stopping (Ctrl-C again to quit now)\n');
-  };
-  process.on('SIGINT', onSigint);
-  const saved: RunResult[] = [];
-  let batch: BatchInfo | undefined;
+  let progress = undefined as Progress | undefined;
+  let result: BatchResult;
   try {
-    const calibration = options.calibrate ? calibrate(scenarios.map((s) => s.scenario), counter) : [];
-    calibration.forEach((c) => out.write(`${calibrationLine(c)}\n`));
-    const { batchId, isNew, plan } = await startBatch(store, options, fingerprint, shard, mine);
-    if (shard !== undefined) out.write(`Shard ${shard.index}/${shard.count}: ${mine.length} of the matrix's ${jobs.length} runs, batch ${batchId}\n`);
-    if (!isNew && options.resume) {
-      const redone = plan.redo.length > 0 ? ` (${plan.redo.length} ended with a backend error: run again)` : '';
-      out.write(`Resuming batch ${batchId}: ${plan.kept.length} finished run(s) kept, ${plan.toRun.length} to run${redone}\n`);
-    }
-    if (plan.kept.length > 0) saved.push(...(await store.loadRuns({ runIds: plan.kept })));
-    await store.deleteRuns(plan.redo);
-    if (isNew) {
-      batch = { batchId, createdAt: new Date(), command: ['bench', ...argv].join(' '), version: VERSION, fingerprint, gitSha: gitRevision(PACKAGE_ROOT) };
-      await store.saveBatch(batch);
-      await store.saveCalibration(calibration.map((c) => calibrationRow(batchId, c)));
-    } else {
-      batch = (await store.loadBatches([batchId]))[0];
-    }
-    const todo = new Set(plan.toRun.map((job) => job.key));
-    const started = (progress = createProgress(todo.size, plan.toRun.reduce((n, job) => n + job.weight, 0)));
-    await runMatrix({
-      scenarios,
-      entries,
-      skip: (scenario, entry) => !todo.has(jobKey(entryLabel(entry), scenario.id)),
-      execution,
-      backendOptions: opened.options,
-      maxOutputTokens: opened.maxOutputTokens,
-      askProbes: probeMode === 'ask' || (probeMode === 'auto' && opened.live),
-      counter,
-      batchId,
-      windowOverride,
-      calibration: new Map(calibration.map((c) => [c.key, c.factor])),
-      priceModel: options.priceModel,
-      signal: abort.signal,
-      onStep: (_done, _total, promptTokens) => started.step(promptTokens),
-      onWarning: (message) => process.stderr.write(`bench: warning: ${message}\n`),
-      onRun: async (run) => {
-        await store.saveRun(run);
-        saved.push(run);
-        started.runFinished(run);
-      },
-    });
+    result = await context.interruptible((signal) =>
+      runBatch({
+        scenarios,
+        entries,
+        store,
+        execution,
+        counter,
+        model: options.model,
+        backendOptions: opened.options,
+        maxOutputTokens: opened.maxOutputTokens,
+        askProbes: probeMode === 'ask' || (probeMode === 'auto' && opened.live),
+        windowOverride,
+        calibrate: options.calibrate,
+        priceModel: options.priceModel,
+        shard,
+        batchId: options.batchId,
+        resume: options.resume,
+        origin: { command: ['bench', ...context.argv].join(' '), version: VERSION, gitSha: gitRevision(PACKAGE_ROOT) },
+        signal,
+        onCalibration: (calibration) => calibration.forEach((c) => out.write(`${calibrationLine(c)}\n`)),
+        onStart: (start) => {
+          announce(start, options, shard);
+          progress = createProgress(start.toRun, start.toRunSteps);
+        },
+        onWarning: (message) => process.stderr.write(`bench: warning: ${message}\n`),
+        onStep: (_done, _total, promptTokens) => progress?.step(promptTokens),
+        onRun: (run) => progress?.runFinished(run),
+      }),
+    );
   } finally {
     progress?.stop();
-    process.off('SIGINT', onSigint);
     await store.close();
   }
 
-  // Kept runs first, then new ones as they finished: the summary and the report list them in matrix
-  // order, whatever -j and however often the batch was resumed.
-  const order = new Map(jobs.map((job, i) => [job.key, i]));
-  saved.sort((a, b) => order.get(keyOf(a))! - order.get(keyOf(b))!);
+  await printResults(result, opened, options);
+  if (result.interrupted) {
+    throw new CtxbenchError('INTERRUPTED', `interrupted: ${result.runs.length} finished run(s) kept in ${options.db}; the same command with --resume runs the rest`);
+  }
+  return result.runs;
+}
+
+/** Every scenario the --scenario paths name, loaded and validated. */
+async function loadMatrixScenarios(paths: readonly string[]): Promise<LoadedScenario[]> {
+  const scenarios: LoadedScenario[] = [];
+  for (const file of await resolveScenarioPaths(paths)) scenarios.push(...(await loadScenarios(file)));
+  // Before the backend is reached and the results file created: a matrix that cannot run stops here.
+  checkScenarioIds(scenarios);
+  return scenarios;
+}
+
+/**
+ * Where the runs go (-j): the mock only computes, so one worker thread per core. Live servers answer
+ * several requests at once (in this thread, waiting on the network); a local Ollama is usually busy
+ * with one.
+ */
+function executionFor(opened: OpenedBackend, mock: MockOptions, options: RunOptions): Execution {
+  const parallel = options.concurrency === undefined ? undefined : parseTokenCount('-j', options.concurrency, 1);
+  return opened.backend.name === 'mock'
+    ? { kind: 'workers', threads: parallel ?? availableParallelism(), mock }
+    : { kind: 'in-thread', backend: opened.backend, concurrency: parallel ?? (options.model.startsWith('openai:') ? LIVE_CONCURRENCY.openai : LIVE_CONCURRENCY.ollama) };
+}
+
+/** The summary tables, the cache's and the files' lines, and the HTML report. */
+async function printResults({ runs, batch }: BatchResult, opened: OpenedBackend, options: RunOptions): Promise<void> {
+  const out = process.stdout;
   // Past a screenful, one row per run drowns the summary: the report and the runs table have them all.
-  const perRun = saved.length <= MAX_RUN_ROWS ? runTable(saved) : `${saved.length} runs: one row each in the report and in the database's runs table.`;
-  out.write(`\n${perRun}\n\n${strategyTable(saved)}\n\n${successTable(saved)}\n`);
-  const usage = usageLine(saved);
+  const perRun = runs.length <= MAX_RUN_ROWS ? runTable(runs) : `${runs.length} runs: one row each in the report and in the database's runs table.`;
+  out.write(`\n${perRun}\n\n${strategyTable(runs)}\n\n${successTable(runs)}\n`);
+  const usage = usageLine(runs);
   if (usage) out.write(`\n${usage}\n`);
   const cache = opened.cache?.stats;
   if (cache && opened.cache?.enabled) out.write(`\nCache: ${cache.hits} hit(s), ${cache.misses} request(s) sent (${opened.cache.dir})\n`);
   out.write(`\nResults: ${path.resolve(options.db)}\n`);
   if (options.report !== false) {
-    const html = renderReport(saved, { generatedAt: new Date(), version: VERSION, database: path.resolve(options.db), batches: batch ? [batch] : [] });
+    const html = renderReport(runs, { generatedAt: new Date(), version: VERSION, database: path.resolve(options.db), batches: batch ? [batch] : [] });
     await writeReport(options.report, html);
     out.write(`Report:  ${path.resolve(options.report)}\n`);
   }
-  if (abort.signal.aborted) {
-    throw new CtxbenchError('INTERRUPTED', `interrupted: ${saved.length} finished run(s) kept in ${options.db}; the same command with --resume runs the rest`);
-  }
-  return saved;
 }
 
-const keyOf = (run: RunResult): string => jobKey(runLabel(run.config.strategy, run.config.variant), run.config.scenarioId);
-
-interface PlannedJob extends MatrixJob {
-  readonly runId: string;
-}
-
-/**
- * The batch this invocation writes to, and what it runs there. Shards of one matrix share a batch id
- * derived from its fingerprint; --resume continues the latest batch of the same matrix. Runs already
- * in the batch are kept with --resume and refused without it (they would be doubled).
- */
-async function startBatch(
-  store: ResultStore,
-  options: RunOptions,
-  fingerprint: string,
-  shard: Shard | undefined,
-  jobs: readonly MatrixJob[],
-): Promise<{ batchId: string; isNew: boolean; plan: BatchPlan<PlannedJob> }> {
-  const batchId =
-    options.batchId ??
-    (shard !== undefined ? sharedBatchId(fingerprint) : options.resume ? ((await store.latestBatchId(fingerprint)) ?? newBatchId()) : newBatchId());
-  const planned = jobs.map((job) => ({ ...job, runId: runId(batchId, job.label, job.loaded.scenario.id) }));
-  const existing = await store.findBatch(batchId);
-  if (existing === undefined) {
-    if (options.resume) process.stderr.write(`bench: --resume: no batch of this matrix in ${options.db}; starting batch ${batchId}\n`);
-    return { batchId, isNew: true, plan: planBatch(planned, new Map()) };
+/** Which batch the runs go to and what of the matrix runs now: the lines a shard and --resume print. */
+function announce(start: BatchStart, options: RunOptions, shard: Shard | undefined): void {
+  if (options.resume && start.isNew) process.stderr.write(`bench: --resume: no batch of this matrix in ${options.db}; starting batch ${start.batchId}\n`);
+  if (shard !== undefined) process.stdout.write(`Shard ${shard.index}/${shard.count}: ${start.ownJobs} of the matrix's ${start.matrixJobs} runs, batch ${start.batchId}\n`);
+  if (!start.isNew && options.resume) {
+    const redone = start.redo > 0 ? ` (${start.redo} ended with a backend error: run again)` : '';
+    process.stdout.write(`Resuming batch ${start.batchId}: ${start.kept} finished run(s) kept, ${start.toRun} to run${redone}\n`);
   }
-  if (options.resume && existing.fingerprint !== fingerprint) {
-    throw new CtxbenchError(
-      'OPTION_INVALID',
-      `--resume: batch ${batchId} in ${options.db} ran another matrix (scenarios, strategies, parameters or settings differ); pass the flags it ran with, or drop --resume`,
-    );
-  }
-  const plan = planBatch(planned, await store.runStatuses(batchId));
-  const already = plan.kept.length + plan.redo.length;
-  if (!options.resume && already > 0) {
-    throw new CtxbenchError(
-      'OPTION_INVALID',
-      `--db ${options.db}: batch ${batchId} already has ${already} of these ${jobs.length} runs; pass --resume to run only the missing ones, or another --batch-id`,
-    );
-  }
-  return { batchId, isNew: false, plan };
 }

@@ -6,7 +6,7 @@ import path from 'node:path';
 import { stringify as toYaml } from 'yaml';
 import { CtxbenchError, isCtxbenchError } from '../../core/errors.js';
 import { createTokenCounter } from '../../core/tokens.js';
-import { windowFor } from '../../runner/matrix.js';
+import { windowFor } from '../../runner/job-plan.js';
 import { importFileAll, loadScenarios, resolveScenarioPaths, type ImportedFile } from '../../scenarios/load.js';
 import { turns } from '../../scenarios/scenario.js';
 import { BUNDLED_SCENARIOS } from '../paths.js';

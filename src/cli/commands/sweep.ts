@@ -12,16 +12,17 @@ import { expandGrid, parseGridAxis } from '../../core/param-grid.js';
 import { select, type Selection } from '../../strategies/index.js';
 import { parseAssignment, resolveParams, type ParamAssignment } from '../../core/params.js';
 import { formatTable } from '../table.js';
+import type { MatrixCommandContext } from '../matrix-command.js';
 import { paramOwner, runEntries, type RunOptions } from './run.js';
 
 export interface SweepOptions extends RunOptions {
   readonly grid: string[];
 }
 
-export async function sweepCommand(options: SweepOptions, argv: readonly string[]): Promise<void> {
+export async function sweepCommand(options: SweepOptions, context: MatrixCommandContext): Promise<void> {
   const selections = select(options.strategy, options.preset);
   const entries = options.grid.length === 0 ? sideBySide(selections, options) : gridEntries(selections, options);
-  const runs = await runEntries(options, entries, argv);
+  const runs = await runEntries(options, entries, context);
   process.stdout.write(`\n${paretoSummary(runs)}\n`);
 }
 

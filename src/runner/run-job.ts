@@ -1,7 +1,6 @@
 /**
- * One job of a matrix: a (scenario, entry) pair with the window and calibration the main thread
- * resolved for it. The in-thread pool and the worker threads run jobs through the same `runJob`, so a
- * run's result cannot depend on where it ran.
+ * Running one job of a matrix (job-plan.ts), wherever it runs: the in-thread loop and the worker
+ * threads run jobs through the same `runJob`, so a run's result cannot depend on where it ran.
  */
 import type { TokenCounter } from '../core/tokens.js';
 import type { Backend } from '../core/backend.js';
@@ -11,18 +10,7 @@ import type { MatrixEntry } from './matrix-entry.js';
 import { replayScenario } from './replay.js';
 import type { RunResult } from '../core/run-records.js';
 import type { Params } from '../core/params.js';
-
-/** Plain data (it crosses to worker threads): indexes into the matrix's scenarios and entries. */
-export interface PlannedJob {
-  /** Position in matrix order (scenario-major), where its result is returned. */
-  readonly index: number;
-  readonly scenario: number;
-  readonly entry: number;
-  readonly model: string;
-  readonly window: number;
-  /** Token calibration factor for the scenario's model, when one was fitted. */
-  readonly factor?: number | undefined;
-}
+import type { Job } from './job-plan.js';
 
 /** What every job of one matrix shares, wherever it runs. */
 export interface JobEnv {
@@ -60,7 +48,8 @@ export function tokenizeAhead(scenarios: readonly LoadedScenario[], counter: Tok
   for (const { scenario } of scenarios) for (const message of scenario.messages) counter.countMessage(message);
 }
 
-export function runJob(job: PlannedJob, { scenario, format }: LoadedScenario, { strategy, preset, params, variant }: MatrixEntry, env: JobEnv): Promise<RunResult> {
+/** Replays the job's scenario through its entry with the window and calibration the plan gave it. */
+export function runJob(job: Job, { scenario, format }: LoadedScenario, { strategy, preset, params, variant }: MatrixEntry, env: JobEnv): Promise<RunResult> {
   const counter = env.counterFor(job.factor);
   return replayScenario({
     scenario,

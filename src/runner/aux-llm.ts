@@ -1,0 +1,70 @@
+/**
+ * The calls a replay makes besides the agent's own turns, through the same backend: the auxiliary LLM
+ * a strategy asks for summaries and checkpoints (admitted and held against the window like any
+ * request, its tokens logged and billed as overhead), and the probe questions asked at their steps
+ * (logged, not billed: the measurement is the benchmark's).
+ */
+import type { Backend } from '../core/backend.js';
+import type { Message } from '../core/messages.js';
+import { PROBE_MAX_OUTPUT_TOKENS, PROBE_PURPOSE, probeRequest, replyHolds } from '../core/probe-question.js';
+import type { ProbeRecord } from '../core/run-records.js';
+import { AuxiliaryCallError, type AuxiliaryLlm } from '../core/strategy.js';
+import type { TokenCounter } from '../core/tokens.js';
+import type { Scenario } from '../scenarios/scenario.js';
+import type { Admit } from './admit.js';
+import { RunEnded, type RunLog } from './run-log.js';
+
+/** What the calls of one run share. */
+export interface CallEnv {
+  readonly backend: Backend;
+  readonly counter: TokenCounter;
+  readonly window: number;
+  readonly log: RunLog;
+  readonly admit: Admit;
+}
+
+/** The LLM a run's strategy calls: a failed call is logged and thrown as AuxiliaryCallError, for the strategy to handle. */
+export function auxiliaryLlm({ backend, window, log, admit }: CallEnv): AuxiliaryLlm {
+  return async (request) => {
+    const fail = (reason: AuxiliaryCallError['reason'], detail: string): never => {
+      log.record([{ kind: 'aux_failed', detail: `${request.purpose}: ${detail}` }]);
+      throw new AuxiliaryCallError(reason, detail);
+    };
+    const local = admit(request.messages, request.purpose);
+    if (local > window) fail('overflow', `context of ${local} tokens exceeds the ${window}-token window`);
+    let response;
+    try {
+      response = await backend.complete({ messages: request.messages, purpose: request.purpose, expect: request.expect, window });
+    } catch (error) {
+      return fail('backend', (error as Error).message);
+    }
+    const usage = log.answered({ purpose: request.purpose, localTokens: local, response, messageCount: request.messages.length, action: '' });
+    if (response.message.toolCalls.length > 0) fail('tool_call', 'answered with a tool call instead of text');
+    const text = response.message.content.trim();
+    if (text === '') fail('empty', 'answered with no text');
+    return { message: response.message, text, usage };
+  };
+}
+
+export type AskProbe = (context: readonly Message[], probe: Scenario['probes'][number]) => Promise<Pick<ProbeRecord, 'reply' | 'answered'>>;
+
+/**
+ * Puts a probe's question to the backend on top of the context sent at its step. A question that no
+ * longer fits the window goes unanswered; a backend failure ends the run like any other request's.
+ */
+export function probeAsker({ backend, counter, window, log }: Omit<CallEnv, 'admit'>): AskProbe {
+  return async (context, probe) => {
+    const messages = probeRequest(context, probe.id, probe.question);
+    const local = counter.countContext(messages);
+    if (local > window) {
+      log.record([{ kind: 'warning', detail: `probe ${probe.id}: the question does not fit the window (${local} tokens): counted as not answered` }]);
+      return { reply: '', answered: false };
+    }
+    const response = await backend.complete({ messages, purpose: PROBE_PURPOSE, window, maxOutputTokens: PROBE_MAX_OUTPUT_TOKENS }).catch((error: unknown) => {
+      throw new RunEnded('error', `${backend.name}: probe ${probe.id}: ${(error as Error).message}`);
+    });
+    log.answered({ purpose: PROBE_PURPOSE, localTokens: local, response, messageCount: messages.length, action: '' });
+    const reply = response.message.content.trim();
+    return { reply, answered: replyHolds(reply, probe.answer) };
+  };
+}

@@ -1,0 +1,212 @@
+/**
+ * A batch: one matrix run into a results database, as `bench run`, `bench sweep` and library callers
+ * run it. runBatch fits the token calibration, plans the jobs (this shard's, less what a resumed batch
+ * already holds), picks or creates the batch, runs the rest saving each run as it finishes, and
+ * returns the batch's runs in matrix order. It talks to the database through BatchStore and reports
+ * what a user should see through callbacks; it prints nothing itself.
+ */
+import { randomBytes } from 'node:crypto';
+import { CtxbenchError } from '../core/errors.js';
+import type { Params } from '../core/params.js';
+import { runId, runLabel } from '../core/run-names.js';
+import type { BatchInfo, CalibrationRecord, RunResult, RunStatus } from '../core/run-records.js';
+import { calibrate, calibrationRecord, type ModelCalibration } from './batch-calibration.js';
+import { matrixFingerprint, sharedBatchId } from './fingerprint.js';
+import { jobKey, planJobs, type Job } from './job-plan.js';
+import { runMatrix, type MatrixOptions } from './matrix.js';
+import { planBatch, type BatchPlan } from './resume.js';
+import { jobsOfShard, type Shard } from './shard.js';
+
+/** What runBatch reads and writes in a results database (src/store's ResultStore is one). */
+export interface BatchStore {
+  /** How messages name the database: its path as the user gave it. */
+  readonly file: string;
+  /** The most recently created batch that ran the matrix with this fingerprint. */
+  latestBatchId(fingerprint: string): Promise<string | undefined>;
+  /** The batch `batchId` with the fingerprint of the matrix it ran, if the database has it. */
+  findBatch(batchId: string): Promise<{ readonly fingerprint: string | undefined } | undefined>;
+  loadBatches(batchIds: readonly string[]): Promise<BatchInfo[]>;
+  saveBatch(batch: BatchInfo): Promise<void>;
+  /** How each run of a batch ended, by run id. */
+  runStatuses(batchId: string): Promise<ReadonlyMap<string, RunStatus>>;
+  loadRuns(filter: { readonly runIds: readonly string[] }): Promise<RunResult[]>;
+  /** Deletes runs with everything recorded of them, all or none. */
+  deleteRuns(runIds: readonly string[]): Promise<void>;
+  saveCalibration(records: readonly CalibrationRecord[]): Promise<void>;
+  /** Saves a finished run with everything recorded of it, all or none. */
+  saveRun(run: RunResult): Promise<void>;
+}
+
+/** The batch runBatch writes to, and what it runs there (for messages and progress bars). */
+export interface BatchStart {
+  readonly batchId: string;
+  /** False when the batch was already in the database (resumed, another shard's, or a given id). */
+  readonly isNew: boolean;
+  /** Jobs in the whole matrix. */
+  readonly matrixJobs: number;
+  /** Jobs of this shard (all of the matrix's without one). */
+  readonly ownJobs: number;
+  /** Finished runs the batch already holds: kept. */
+  readonly kept: number;
+  /** Jobs to run now, the redone ones included. */
+  readonly toRun: number;
+  /** Agent steps those jobs replay at most. */
+  readonly toRunSteps: number;
+  /** Runs a backend error ended: deleted and run again. */
+  readonly redo: number;
+}
+
+export interface BatchOptions
+  extends Pick<MatrixOptions, 'scenarios' | 'entries' | 'execution' | 'maxOutputTokens' | 'askProbes' | 'counter' | 'priceModel' | 'onStep' | 'signal'> {
+  readonly store: BatchStore;
+  /** The backend as the user named it ("mock", "ollama:chat:qwen2.5-coder:7b"): part of the matrix's fingerprint. */
+  readonly model: string;
+  /** The backend settings that shape results (the mock's recall, a live server's URL): stored with every run. */
+  readonly backendOptions: Params;
+  /** Replaces every scenario's model window (--window). */
+  readonly windowOverride?: number | undefined;
+  /** Scale token counts per model by a factor fitted on the scenarios' recorded usage. Default true. */
+  readonly calibrate?: boolean | undefined;
+  /** Run only this shard of the matrix, in the batch every shard derives from the matrix. */
+  readonly shard?: Shard | undefined;
+  /** The batch to store the runs under. Default: a new id; with `shard`, the one the shards share. */
+  readonly batchId?: string | undefined;
+  /**
+   * Continue the latest batch of the same matrix: keep its finished runs, redo those a backend error
+   * ended, run the rest (a new batch when there is none). Default false: a run already in the batch
+   * is refused, it would be stored twice.
+   */
+  readonly resume?: boolean | undefined;
+  /** Recorded with a new batch: the command that ran it, ctxbench's version and commit. */
+  readonly origin: Pick<BatchInfo, 'command' | 'version' | 'gitSha'>;
+  /** The calibration factors, before anything runs. */
+  readonly onCalibration?: ((calibration: readonly ModelCalibration[]) => void) | undefined;
+  /** The batch is chosen, before its runs start. */
+  readonly onStart?: ((start: BatchStart) => void) | undefined;
+  /** Something the user should know before the runs (a model whose window is a guess). */
+  readonly onWarning?: ((message: string) => void) | undefined;
+  /** A run is finished and saved. */
+  readonly onRun?: ((run: RunResult) => void) | undefined;
+}
+
+export interface BatchResult {
+  /** The batch the runs are stored under. */
+  readonly batch: BatchInfo | undefined;
+  /** The batch's runs of this matrix (or shard): those kept and those run now, in matrix order. */
+  readonly runs: RunResult[];
+  /**
+   * The signal aborted: the runs in progress were saved and no more started. Not an error here: the
+   * runs so far are the result, and the same call with `resume` runs the rest.
+   */
+  readonly interrupted: boolean;
+}
+
+/** Runs the matrix (or `shard` of it) into a batch of `store`; returns the batch's runs in matrix order. */
+export async function runBatch(options: BatchOptions): Promise<BatchResult> {
+  const { scenarios, entries, store, counter } = options;
+  const calibrating = options.calibrate ?? true;
+  const fingerprint = matrixFingerprint({
+    scenarios,
+    entries,
+    settings: {
+      window: options.windowOverride,
+      model: options.model,
+      backendOptions: options.backendOptions,
+      maxOutputTokens: options.maxOutputTokens,
+      encoding: counter.encoding,
+      calibrate: calibrating,
+      priceModel: options.priceModel,
+    },
+  });
+  const calibration = calibrating ? calibrate(scenarios.map((s) => s.scenario), counter) : [];
+  options.onCalibration?.(calibration);
+  const plan = planJobs(scenarios, entries, { windowOverride: options.windowOverride, calibration: new Map(calibration.map((c) => [c.key, c.factor])), encoding: counter.encoding });
+  const own = options.shard === undefined ? plan.jobs : jobsOfShard(plan.jobs, options.shard);
+  const { batchId, isNew, work } = await chooseBatch(options, fingerprint, own);
+  options.onStart?.({
+    batchId,
+    isNew,
+    matrixJobs: plan.jobs.length,
+    ownJobs: own.length,
+    kept: work.kept.length,
+    toRun: work.toRun.length,
+    toRunSteps: work.toRun.reduce((n, job) => n + job.weight, 0),
+    redo: work.redo.length,
+  });
+
+  const saved = work.kept.length > 0 ? await store.loadRuns({ runIds: work.kept }) : [];
+  await store.deleteRuns(work.redo);
+  let batch: BatchInfo | undefined;
+  if (isNew) {
+    batch = { batchId, createdAt: new Date(), command: options.origin.command, version: options.origin.version, fingerprint, gitSha: options.origin.gitSha };
+    await store.saveBatch(batch);
+    await store.saveCalibration(calibration.map((c) => calibrationRecord(batchId, c)));
+  } else {
+    batch = (await store.loadBatches([batchId]))[0];
+  }
+  plan.warnings.forEach((message) => options.onWarning?.(message));
+  await runMatrix({
+    scenarios,
+    entries,
+    jobs: work.toRun,
+    execution: options.execution,
+    backendOptions: options.backendOptions,
+    maxOutputTokens: options.maxOutputTokens,
+    askProbes: options.askProbes,
+    counter,
+    batchId,
+    priceModel: options.priceModel,
+    signal: options.signal,
+    onStep: options.onStep,
+    onRun: async (run) => {
+      await store.saveRun(run);
+      saved.push(run);
+      options.onRun?.(run);
+    },
+  });
+
+  // Kept runs first, then new ones as they finished: listed in matrix order, whatever -j and however
+  // often the batch was resumed.
+  const order = new Map(plan.jobs.map((job) => [job.key, job.index]));
+  saved.sort((a, b) => order.get(keyOf(a))! - order.get(keyOf(b))!);
+  return { batch, runs: saved, interrupted: options.signal?.aborted ?? false };
+}
+
+const keyOf = (run: RunResult): string => jobKey(runLabel(run.config.strategy, run.config.variant), run.config.scenarioId);
+
+/** A batch id that sorts by time: `20250501T100000Z-1a2b3c`. */
+function newBatchId(now = new Date()): string {
+  return `${now.toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, 'Z')}-${randomBytes(3).toString('hex')}`;
+}
+
+type JobInBatch = Job & { readonly runId: string };
+
+/**
+ * The batch this call writes to, and what it runs there. Shards of one matrix share a batch id
+ * derived from its fingerprint; `resume` continues the latest batch of the same matrix. Runs already
+ * in the batch are kept with `resume` and refused without it (they would be doubled).
+ */
+async function chooseBatch(options: BatchOptions, fingerprint: string, jobs: readonly Job[]): Promise<{ batchId: string; isNew: boolean; work: BatchPlan<JobInBatch> }> {
+  const { store } = options;
+  const batchId =
+    options.batchId ??
+    (options.shard !== undefined ? sharedBatchId(fingerprint) : options.resume ? ((await store.latestBatchId(fingerprint)) ?? newBatchId()) : newBatchId());
+  const planned = jobs.map((job) => ({ ...job, runId: runId(batchId, job.label, job.scenarioId) }));
+  const existing = await store.findBatch(batchId);
+  if (existing === undefined) return { batchId, isNew: true, work: planBatch(planned, new Map()) };
+  if (options.resume && existing.fingerprint !== fingerprint) {
+    throw new CtxbenchError(
+      'OPTION_INVALID',
+      `--resume: batch ${batchId} in ${store.file} ran another matrix (scenarios, strategies, parameters or settings differ); pass the flags it ran with, or drop --resume`,
+    );
+  }
+  const work = planBatch(planned, await store.runStatuses(batchId));
+  const already = work.kept.length + work.redo.length;
+  if (!options.resume && already > 0) {
+    throw new CtxbenchError(
+      'OPTION_INVALID',
+      `--db ${store.file}: batch ${batchId} already has ${already} of these ${jobs.length} runs; pass --resume to run only the missing ones, or another --batch-id`,
+    );
+  }
+  return { batchId, isNew: false, work };
+}

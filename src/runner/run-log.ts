@@ -1,0 +1,100 @@
+/**
+ * What a replay records as it goes: every request it sent (or refused for overflow) as a step, and
+ * every event, each at the step and session the replay is at; and how a run ends early (RunEnded,
+ * recorded as the run's last event).
+ */
+import type { ChatResponse, Usage } from '../core/backend.js';
+import type { EventRecord, RunStatus, StepRecord } from '../core/run-records.js';
+import type { StrategyEvent } from '../core/strategy.js';
+import { PER_MESSAGE_TOKENS, type TokenCounter } from '../core/tokens.js';
+
+/** Thrown inside the replay to end the run at a step; carries how it ended. */
+export class RunEnded extends Error {
+  constructor(
+    readonly status: RunStatus,
+    readonly failure: string,
+  ) {
+    super(failure);
+  }
+}
+
+/** A request as a step records it. */
+export interface StepEntry {
+  readonly purpose: string;
+  readonly promptTokens: number;
+  readonly usage: Usage | undefined;
+  readonly messageCount: number;
+  readonly source: 'local' | 'provider';
+  /** The kinds of the events the strategy reported for the request, comma-separated. */
+  readonly action: string;
+  /** The prompt size the recorded agent was billed for this step, when it recorded one. */
+  readonly recordedPrompt?: number | undefined;
+  readonly response?: ChatResponse | undefined;
+}
+
+/** A request the backend answered; its usage is worked out from the response (see RunLog.answered). */
+export type AnsweredEntry = Omit<StepEntry, 'promptTokens' | 'usage' | 'source'> & {
+  /** The runner's own count of the request. */
+  readonly localTokens: number;
+  readonly response: ChatResponse;
+};
+
+export class RunLog {
+  readonly steps: StepRecord[] = [];
+  readonly events: EventRecord[] = [];
+  /** The agent step the replay is at, from 0. */
+  step = 0;
+  /** The session the replay is in, from 1: a restart or a continuation starts the next. */
+  session = 1;
+
+  constructor(
+    private readonly window: number,
+    private readonly counter: TokenCounter,
+  ) {}
+
+  /** Records the strategy's events at the current step and session. */
+  record(list: readonly StrategyEvent[]): void {
+    for (const e of list) this.events.push({ ...e, step: this.step, session: this.session });
+  }
+
+  /** Records a request at the current step. */
+  addStep({ purpose, promptTokens, usage, messageCount, source, action, recordedPrompt, response }: StepEntry): void {
+    this.steps.push({
+      step: this.step,
+      session: this.session,
+      purpose,
+      promptTokens,
+      completionTokens: usage?.completionTokens ?? 0,
+      contextPct: promptTokens / this.window,
+      messageCount,
+      usageSource: source,
+      recordedPromptTokens: recordedPrompt,
+      action,
+      // A live answer is either from the cache or not; the mock has no cache to speak of.
+      cached: response?.cached ?? (response?.usageSource === 'provider' ? false : undefined),
+      providerPromptTokens: response?.usageSource === 'provider' ? response.usage.promptTokens : undefined,
+      finishReason: response?.finishReason,
+    });
+  }
+
+  /**
+   * Records a request the backend answered, with the usage the step records: a provider's numbers as
+   * reported (a missing prompt count falls back to the local count, stored as local), else the runner's
+   * own count, so a calibrated counter applies to it too. Returns that usage.
+   */
+  answered({ localTokens, response, ...entry }: AnsweredEntry): Usage {
+    const usage: Usage =
+      response.usageSource === 'local'
+        ? { promptTokens: localTokens, completionTokens: this.counter.countMessage(response.message) - PER_MESSAGE_TOKENS }
+        : response.usage;
+    const source = usage.promptTokens === undefined ? 'local' : response.usageSource;
+    this.addStep({ ...entry, promptTokens: usage.promptTokens ?? localTokens, usage, source, response });
+    return usage;
+  }
+
+  /** Records how the run ended early, as its last event. */
+  end({ status, failure }: RunEnded): void {
+    const kind = status === 'overflow' ? 'overflow' : status === 'invalid_context' ? 'pairing_violation' : status === 'error' ? 'error' : 'stopped';
+    this.record([{ kind, detail: failure, tokensBefore: kind === 'overflow' ? this.steps.at(-1)?.promptTokens : undefined }]);
+  }
+}
