@@ -9,9 +9,11 @@ import {
   counterFrom,
   createTokenCounter,
   ENCODINGS,
+  MAX_RUN_CHARS,
   PER_CONTEXT_TOKENS,
   PER_MESSAGE_TOKENS,
   PER_TOOL_CALL_TOKENS,
+  runCuts,
   type TokenCounter,
 } from './tokens.js';
 
@@ -130,6 +132,60 @@ describe('tokens', () => {
       expect(counter.countText('')).toBe(0);
       expect(seen).toEqual([]);
       expect(counter.stats).toEqual({ texts: 0, chars: 0 });
+    });
+
+    describe('long runs (regression: BPE is quadratic in a piece, a 290k-character line took minutes)', () => {
+      /** The segments a text is counted in. */
+      const segments = (text: string): string[] => {
+        const cuts = [0, ...runCuts(text), text.length];
+        return cuts.slice(1).map((end, i) => text.slice(cuts[i], end));
+      };
+      /** The longest run of whitespace or of non-whitespace in `text`. */
+      const longestRun = (text: string): number => Math.max(0, ...(text.match(/\s+|\S+/g) ?? []).map((run) => run.length));
+
+      it('cuts nothing in text whose runs are all short, so its count is exactly the tokenizer\'s', () => {
+        const prose = 'A line of prose.\n'.repeat(500);
+        expect(runCuts(prose)).toEqual([]);
+        expect(o200k.countText(prose)).toBe(reference.o200k_base(prose));
+      });
+
+      it.each([
+        ['spaces', ' '.repeat(3000)],
+        ['a separator line', '-='.repeat(2000)],
+        ['base64-like', 'QUJD'.repeat(900)],
+        ['CJK without spaces', '中文字符测试'.repeat(600)],
+      ])('cuts %s into runs of at most MAX_RUN_CHARS, and the count stays within a few tokens per cut', (_name, text) => {
+        const cuts = runCuts(text);
+        expect(cuts.length).toBeGreaterThan(0);
+        for (const segment of segments(text)) expect(longestRun(segment)).toBeLessThanOrEqual(MAX_RUN_CHARS);
+        for (const counter of [o200k, cl100k]) {
+          const exact = reference[counter.encoding as 'o200k_base' | 'cl100k_base'](text);
+          expect(Math.abs(counter.countText(text) - exact)).toBeLessThanOrEqual(5 * cuts.length);
+        }
+      });
+
+      it('counts a 2,000,000-character line without spaces (and 1,000,000 spaces) through the same bounded pieces', () => {
+        expect(o200k.countText('-='.repeat(1_000_000))).toBeGreaterThan(100_000);
+        expect(cl100k.countText(' '.repeat(1_000_000))).toBeGreaterThan(1000);
+      });
+
+      it('property: no run longer than the bound between cuts, no cut inside a surrogate pair, same text when joined', () => {
+        const runs = fc.array(
+          fc.tuple(fc.constantFrom(' ', '\n', 'a', '=', '😀', '中', 'xy'), fc.integer({ min: 1, max: 1500 })).map(([unit, n]) => unit.repeat(n)),
+          { maxLength: 6 },
+        );
+        fc.assert(
+          fc.property(runs, fc.integer({ min: 2, max: 1200 }), (parts, max) => {
+            const text = parts.join('');
+            const cuts = runCuts(text, max);
+            const pieces = [0, ...cuts, text.length].slice(1).map((end, i, ends) => text.slice(i === 0 ? 0 : ends[i - 1], end));
+            expect(pieces.join('')).toBe(text);
+            for (const piece of pieces) expect(longestRun(piece)).toBeLessThanOrEqual(max + 1);
+            for (const cut of cuts) expect(text.charCodeAt(cut) >= 0xdc00 && text.charCodeAt(cut) <= 0xdfff).toBe(false);
+          }),
+          { numRuns: 300 },
+        );
+      });
     });
 
     it('property: o200k_base never throws and is at most one token per UTF-8 byte', () => {

@@ -37,13 +37,72 @@ const loaders: Record<Exclude<Encoding, 'chars4'>, () => Promise<CountFn>> = {
   // Real tool outputs can contain "<|endoftext|>"; count it as text instead of throwing.
   o200k_base: async () => {
     const { countTokens } = await import('gpt-tokenizer/encoding/o200k_base');
-    return (text) => countTokens(text, { disallowedSpecial: new Set() });
+    return boundedRuns((text) => countTokens(text, { disallowedSpecial: new Set() }));
   },
   cl100k_base: async () => {
     const { countTokens } = await import('gpt-tokenizer/encoding/cl100k_base');
-    return (text) => countTokens(text, { disallowedSpecial: new Set() });
+    return boundedRuns((text) => countTokens(text, { disallowedSpecial: new Set() }));
   },
 };
+
+/**
+ * The longest run of whitespace, or of anything but whitespace, that BPE sees in one piece. BPE's cost
+ * grows with the square of a piece's length (100,000 spaces: 5 s; a 290,000-character line without
+ * spaces: minutes), and base64, minified code, CJK text and separator lines are such pieces. Cutting
+ * runs at this length keeps counting linear; each cut can split one token in two, so a count is high
+ * by a few tokens per cut at most (measured: 0 on every message of the bundled scenarios, up to 5%
+ * on the worst repetitive text; README "Token accounting").
+ */
+export const MAX_RUN_CHARS = 1024;
+
+/** JavaScript's \s, which the tokenizers' pre-tokenizer patterns split on. */
+function isWhitespace(code: number): boolean {
+  if (code <= 0x20) return code === 0x20 || (code >= 0x09 && code <= 0x0d);
+  if (code < 0xa0) return false;
+  return (
+    code === 0xa0 || code === 0x1680 || (code >= 0x2000 && code <= 0x200a) || code === 0x2028 || code === 0x2029 ||
+    code === 0x202f || code === 0x205f || code === 0x3000 || code === 0xfeff
+  );
+}
+
+/**
+ * The places where `text` is cut so that no run of whitespace, and no run of anything else, is longer
+ * than `max`: a piece of the pre-tokenizer lies inside one such run (plus at most one leading
+ * character), so none is longer than `max + 1`. Never between the two halves of a surrogate pair.
+ */
+export function runCuts(text: string, max = MAX_RUN_CHARS): number[] {
+  const cuts: number[] = [];
+  if (text.length <= max) return cuts;
+  let start = 0;
+  let space = isWhitespace(text.charCodeAt(0));
+  for (let i = 1; i < text.length; i++) {
+    const code = text.charCodeAt(i);
+    const isSpace = isWhitespace(code);
+    if (isSpace !== space) {
+      start = i;
+      space = isSpace;
+    } else if (i - start >= max && !(code >= 0xdc00 && code <= 0xdfff)) {
+      cuts.push(i);
+      start = i;
+    }
+  }
+  return cuts;
+}
+
+/** `count` over `text` cut at runCuts: linear in the text's length whatever its runs. */
+function boundedRuns(count: CountFn): CountFn {
+  return (text) => {
+    const cuts = runCuts(text);
+    if (cuts.length === 0) return count(text);
+    let total = 0;
+    let from = 0;
+    for (const cut of cuts) {
+      total += count(text.slice(from, cut));
+      from = cut;
+    }
+    return total + count(text.slice(from));
+  };
+}
 
 /** The documented fallback when no tokenizer fits: one token per four characters, rounded up. */
 export const charsPerFour: CountFn = (text) => Math.ceil(text.length / 4);
