@@ -3,12 +3,12 @@
  */
 import { readFile, readdir, stat } from 'node:fs/promises';
 import path from 'node:path';
-import { parse as parseYaml } from 'yaml';
 import { CtxbenchError, scenarioInvalid } from '../core/errors.js';
 import { IMPORTERS, findImporter } from './importers/index.js';
 import type { Importer } from './importers/types.js';
 import type { ScenarioFile } from './schema.js';
 import { parseScenario, type Scenario } from './scenario.js';
+import { parseYamlData } from './yaml.js';
 
 const SCENARIO_EXTENSIONS = ['.json', '.jsonl', '.yaml', '.yml', '.traj'];
 
@@ -26,7 +26,7 @@ export async function readStructured(file: string): Promise<unknown> {
   const yaml = /\.ya?ml$/i.test(file);
   const lines = /\.jsonl$/i.test(file);
   try {
-    return yaml ? parseYaml(text) : lines ? parseJsonLines(text) : JSON.parse(text);
+    return yaml ? parseYamlData(text) : lines ? parseJsonLines(text) : JSON.parse(text);
   } catch (error) {
     const reason = (error as Error).message.split('\n')[0];
     throw scenarioInvalid(file, `not valid ${yaml ? 'YAML' : lines ? 'JSONL' : 'JSON'}: ${reason}`);
