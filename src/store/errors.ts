@@ -24,7 +24,8 @@ export function openError(file: string, error: unknown, flag: string | null = '-
       `${file}: another process has it open (DuckDB allows one writer); wait for it${flag === null ? '' : ` or use another ${flag}`}`,
     );
   }
-  if (message.includes('not a valid DuckDB database file')) {
+  // DuckDB recognizes a SQLite file and asks for its scanner extension, which it may not load (instances.ts).
+  if (message.includes('not a valid DuckDB database file') || /extension "[^"]*sqlite_scanner/i.test(message)) {
     const hint = flag === null ? '' : `; pass a ctxbench results database or a new path as ${flag}`;
     return new CtxbenchError('STORE_ERROR', `${file}: not a DuckDB database file${hint}`);
   }

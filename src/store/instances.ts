@@ -5,6 +5,17 @@
  */
 import { DuckDBInstance } from '@duckdb/node-api';
 
+/**
+ * DuckDB never fetches or loads code on its own: a foreign file (a SQLite database given as --db) would
+ * make it download a scanner extension from the internet. Parquet, which `bench export` writes, is
+ * built in.
+ */
+export const INSTANCE_OPTIONS: Readonly<Record<string, string>> = {
+  autoinstall_known_extensions: 'false',
+  autoload_known_extensions: 'false',
+  allow_community_extensions: 'false',
+};
+
 interface Shared {
   readonly instance: Promise<DuckDBInstance>;
   users: number;
@@ -16,7 +27,7 @@ const shared = new Map<string, Shared>();
 export async function acquireInstance(path: string): Promise<DuckDBInstance> {
   let entry = shared.get(path);
   if (entry === undefined) {
-    entry = { instance: DuckDBInstance.create(path), users: 0 };
+    entry = { instance: DuckDBInstance.create(path, INSTANCE_OPTIONS), users: 0 };
     shared.set(path, entry);
   }
   entry.users += 1;

@@ -8,6 +8,7 @@ import { DuckDBInstance } from '@duckdb/node-api';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { CtxbenchError } from '../core/errors.js';
 import type { BatchInfo, RunResult } from '../core/run-records.js';
+import { acquireInstance, releaseInstance } from './instances.js';
 import { ResultStore } from './result-store.js';
 import { SCHEMA_VERSION } from './schema.js';
 
@@ -399,6 +400,31 @@ describe('ResultStore open errors', () => {
     expect(error.message).toBe(
       `${file}: not a DuckDB database file; pass a ctxbench results database or a new path as --db`,
     );
+  });
+
+  it('regression: refuses a SQLite file in one line, without DuckDB fetching a scanner extension from the internet', async () => {
+    const file = dbFile();
+    const header = Buffer.alloc(4096);
+    header.write('SQLite format 3\0', 0, 'latin1'); // what DuckDB recognizes a SQLite database by
+    writeFileSync(file, header);
+    const error = await storeError(ResultStore.openExisting(file));
+    // With auto-install on, the message is DuckDB's "failed to download extension ... from http://extensions.duckdb.org".
+    expect(error.message).toBe(`${file}: not a DuckDB database file; pass a ctxbench results database or a new path as --db`);
+  });
+
+  it('opens every database with extension auto-install and auto-load off', async () => {
+    const file = dbFile();
+    const instance = await acquireInstance(file);
+    try {
+      const connection = await instance.connect();
+      const settings = await connection.runAndReadAll(
+        "SELECT current_setting('autoinstall_known_extensions'), current_setting('autoload_known_extensions'), current_setting('allow_community_extensions')",
+      );
+      expect(settings.getRows()[0]).toEqual([false, false, false]);
+      connection.closeSync();
+    } finally {
+      await releaseInstance(file);
+    }
   });
 
   it('names --db when the path cannot be created', async () => {
