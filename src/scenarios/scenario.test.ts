@@ -50,4 +50,19 @@ describe('parseScenario', () => {
       expect(() => parseScenario(base({ messages }), 's.json')).toThrow(/^s\.json: messages: recorded history breaks tool-call pairing: unmatched_tool_result/);
     });
   });
+
+  describe('message order', () => {
+    it('regression: rejects a system message after a conversation that opened on another role, naming the message', () => {
+      const [system, user, ...rest] = base().messages;
+      expect(() => parseScenario(base({ messages: [user!, system!, ...rest] }), 's.json')).toThrow(
+        's.json: messages[1]: a system message, but the conversation opens with a user message; the system prompt must come first (messages[0])',
+      );
+    });
+
+    it('keeps a system prompt first, later system (developer) messages, and a scenario with no system message', () => {
+      const [system, user, ...rest] = base().messages;
+      expect(parseScenario(base({ messages: [system!, user!, { role: 'system', content: 'Reminder.' }, ...rest] }), 's.json').messages[2]!.role).toBe('system');
+      expect(parseScenario(base({ messages: [user!, ...rest] }), 's.json').messages[0]!.role).toBe('user');
+    });
+  });
 });

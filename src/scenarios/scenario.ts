@@ -82,6 +82,7 @@ function materialize(data: ParsedScenarioFile, file: string): Scenario {
   if (!messages.some((m) => m.role === 'assistant')) {
     throw scenarioInvalid(file, 'messages: no assistant turn to replay');
   }
+  checkSystemPromptFirst(messages, file);
   const violations = checkPairing(messages);
   if (violations.length > 0) {
     throw scenarioInvalid(file, `messages: recorded history breaks tool-call pairing: ${describeViolations(violations.slice(0, 3))}`);
@@ -98,6 +99,18 @@ function materialize(data: ParsedScenarioFile, file: string): Scenario {
     probes: Object.freeze(data.probes),
     messages: Object.freeze(messages),
   });
+}
+
+/**
+ * The system prompt opens the conversation: every request starts with it, and a strategy that starts a
+ * new session re-reads it from there. A system message after a conversation that opened on another
+ * role is refused (providers reject such a request); later system or developer messages after a
+ * system prompt are kept as they are.
+ */
+function checkSystemPromptFirst(messages: readonly Message[], file: string): void {
+  const first = messages.findIndex((m) => m.role === 'system');
+  if (first <= 0) return;
+  throw scenarioInvalid(file, `messages[${first}]: a system message, but the conversation opens with a ${messages[0]!.role} message; the system prompt must come first (messages[0])`);
 }
 
 /**
