@@ -161,10 +161,28 @@ describe('bad input: one line naming the problem, non-zero exit, nothing half-wr
     return dir;
   };
 
-  it('an unknown strategy', () => {
-    const known = STRATEGY_NAMES.join(', ');
-    expectOneLineError(bench(['run', '--strategy', 'raw,nope']), new RegExp(`^bench: --strategy nope: unknown strategy \\(known: ${known}, or "all"\\)$`, 'm'));
+  it('an unknown strategy: the message lists the presets too; a preset named as a strategy says --preset', () => {
+    const known = `strategies: ${STRATEGY_NAMES.join(', ')}; presets, with --preset: ${PRESET_NAMES.join(', ')}; or "all"`;
+    expectOneLineError(bench(['run', '--strategy', 'raw,nope']), new RegExp(`^bench: --strategy nope: unknown strategy \\(${known}\\)$`, 'm'));
+    expectOneLineError(bench(['run', '--strategy', 'goose']), /^bench: --strategy goose: a preset, not a strategy: pass --preset goose$/m);
     expectOneLineError(bench(['run', '--preset', 'nope']), /^bench: --preset nope: unknown preset \(known: /m);
+  });
+
+  it('regression: no strategy at all (-s "") is an error, not a run of nothing that exits 0', () => {
+    expectOneLineError(bench(['run', '-s', '']), /^bench: --strategy: no strategy or preset named \(e\.g\. -s masking/m);
+  });
+
+  it('regression: limits are checked when the flags are read, each naming its own range', () => {
+    expectOneLineError(bench(['run', '--window', '999999999999999999999']), /^bench: --window 999999999999999999999: expected a whole number from 256 to 2147483647, like 32768 or 32k$/m);
+    expectOneLineError(bench(['run', '-j', '100000']), /^bench: -j 100000: expected a whole number from 1 to \d+$/m);
+    expectOneLineError(bench(['run', '-j', '0']), /^bench: -j 0: expected a whole number from 1 to \d+$/m);
+    expectOneLineError(bench(['run', '--retries', '2.5']), /^bench: --retries 2\.5: expected a whole number from 0 to 100$/m);
+  });
+
+  it('regression: an error line prints the control bytes it echoes escaped (no terminal escape reaches the screen)', () => {
+    const r = bench(['run', '--param', 'softThreshold=\u001b[2J\u001b[31mx\nfake line']);
+    expectOneLineError(r, /^bench: --param softThreshold=\\x1b\[2J\\x1b\[31mx\\nfake line: masking\.softThreshold must be a fraction/m);
+    expect(r.stderr).not.toContain('\u001b');
   });
 
   it('a bad --param value, and an unknown parameter', () => {
@@ -173,7 +191,7 @@ describe('bad input: one line naming the problem, non-zero exit, nothing half-wr
   });
 
   it('a bad --window', () => {
-    expectOneLineError(bench(['run', '--window', 'lots']), /--window lots: expected a whole number of at least 256/);
+    expectOneLineError(bench(['run', '--window', 'lots']), /--window lots: expected a whole number from 256 to /);
     expectOneLineError(bench(['run', '--mock-recall', '2']), /--mock-recall 2: expected a fraction in \[0, 1\]/);
   });
 

@@ -6,6 +6,7 @@
 import { CommanderError } from 'commander';
 import { isCtxbenchError } from '../core/errors.js';
 import { EXIT_CODES, ExitWith, exitCodeOf } from './exit-codes.js';
+import { printable } from './printable.js';
 import { buildProgram } from './program.js';
 
 // `bench ... | head` closes the pipe early: the reader has what it wanted, which is no error.
@@ -38,7 +39,7 @@ async function main(): Promise<number> {
     if (error instanceof CommanderError) return error.exitCode; // commander already printed it
     if (error instanceof ExitWith) return error.code; // the command already printed its outcome
     if (isCtxbenchError(error)) {
-      process.stderr.write(`bench: ${error.message}\n`);
+      process.stderr.write(`bench: ${printable(error.message)}\n`);
       return exitCodeOf(error);
     }
     process.stderr.write(`bench: internal error (please report it): ${(error as Error)?.stack ?? String(error)}\n`);

@@ -7,12 +7,22 @@ import { ENCODINGS, type Encoding } from '../core/tokens.js';
 const invalid = (flag: string, value: string, expected: string): CtxbenchError =>
   new CtxbenchError('OPTION_INVALID', `${flag} ${value}: expected ${expected}`);
 
-/** A count: "32768", "32k" (x1024) or "1m" (x1024^2), at least `min` (256 for a window). */
+/** The most tokens a count may name: what the results database stores a window or a request's tokens in (INTEGER). */
+export const MAX_TOKEN_COUNT = 2 ** 31 - 1;
+
+/** A token count: "32768", "32k" (x1024) or "1m" (x1024^2), from `min` (256 for a window) to MAX_TOKEN_COUNT. */
 export function parseTokenCount(flag: string, value: string, min = 256): number {
   const match = /^(\d+(?:\.\d+)?)([km]?)$/i.exec(value.trim().replace(/[_,]/g, ''));
   const unit = match?.[2]?.toLowerCase();
   const n = match ? Math.round(Number(match[1]) * (unit === 'k' ? 1024 : unit === 'm' ? 1024 * 1024 : 1)) : NaN;
-  if (!Number.isInteger(n) || n < min) throw invalid(flag, value, `a whole number of at least ${min}, like 32768 or 32k`);
+  if (!Number.isInteger(n) || n < min || n > MAX_TOKEN_COUNT) throw invalid(flag, value, `a whole number from ${min} to ${MAX_TOKEN_COUNT}, like 32768 or 32k`);
+  return n;
+}
+
+/** A plain whole number in [min, max] (a count of threads, retries, seconds, a seed). */
+export function parseWhole(flag: string, value: string, { min, max }: { readonly min: number; readonly max: number }): number {
+  const n = Number(value);
+  if (value.trim() === '' || !Number.isInteger(n) || n < min || n > max) throw invalid(flag, value, `a whole number from ${min} to ${max}`);
   return n;
 }
 
@@ -22,9 +32,7 @@ export const GEN_COUNT = { min: 1, max: 1000, default: 1 } as const;
 /** `--count K`: a whole number in GEN_COUNT's range; GEN_COUNT.default when absent. */
 export function parseGenCount(value: string | undefined): number {
   if (value === undefined) return GEN_COUNT.default;
-  const n = Number(value);
-  if (value.trim() === '' || !Number.isInteger(n) || n < GEN_COUNT.min || n > GEN_COUNT.max) throw invalid('--count', value, `${GEN_COUNT.min} to ${GEN_COUNT.max}`);
-  return n;
+  return parseWhole('--count', value, GEN_COUNT);
 }
 
 export function parseFraction(flag: string, value: string): number {

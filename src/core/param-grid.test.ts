@@ -31,6 +31,8 @@ describe('parseGridAxis', () => {
     expect(fails('carryoverTurns=3,x')).toMatch(/\(got "x"\)$/);
     expect(fails('softThreshold=0.9:0.5:0.1')).toMatch(/first must not exceed the second/);
     expect(fails('softThreshold=0.5:0.9:0')).toMatch(/step must be above 0/);
+    // Regression: a range without its step said "must be a fraction".
+    expect(fails('softThreshold=0.5:0.9')).toBe('--grid softThreshold=0.5:0.9: a range needs its step: from:to:step (e.g. softThreshold=0.5:0.9:0.1)');
     expect(fails('carryoverTurns=3,3')).toMatch(/listed twice/);
     expect(fails('carryoverTurns')).toMatch(/expected name=from:to:step/);
     expect(fails('carryoverTurns=1:100000:1')).toMatch(new RegExp(`at most ${MAX_CONFIGURATIONS}`));

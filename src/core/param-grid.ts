@@ -40,6 +40,7 @@ export function parseGridAxis(raw: string, owner: string, specs: ParamSpecs): Gr
   const text = raw.slice(eq + 1).trim();
   const spec = Object.hasOwn(specs, name) ? specs[name] : undefined;
   if (!spec) throw badGrid(raw, `${owner} has no parameter "${name}" (its parameters: ${Object.keys(specs).join(', ') || 'none'})`);
+  if (new RegExp(`^${NUMBER}:${NUMBER}$`).test(text)) throw badGrid(raw, `a range needs its step: from:to:step (e.g. ${name}=${text}:0.1)`);
   const range = RANGE.exec(text);
   const values = range ? expandRange(raw, range[1]!, range[2]!, range[3]!) : text.split(',').map((v) => v.trim());
   for (const value of values) {

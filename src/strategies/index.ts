@@ -38,7 +38,9 @@ export const PRESET_NAMES = Object.keys(PRESETS);
 export function getStrategy(name: string): StrategyDefinition {
   const found = STRATEGIES[name];
   if (!found) {
-    throw new CtxbenchError('STRATEGY_UNKNOWN', `--strategy ${name}: unknown strategy (known: ${STRATEGY_NAMES.join(', ')}, or "all")`);
+    if (PRESETS[name]) throw new CtxbenchError('STRATEGY_UNKNOWN', `--strategy ${name}: a preset, not a strategy: pass --preset ${name}`);
+    const presets = PRESET_NAMES.length > 0 ? `; presets, with --preset: ${PRESET_NAMES.join(', ')}` : '';
+    throw new CtxbenchError('STRATEGY_UNKNOWN', `--strategy ${name}: unknown strategy (strategies: ${STRATEGY_NAMES.join(', ')}${presets}; or "all")`);
   }
   return found;
 }
@@ -77,5 +79,6 @@ export function select(strategies: readonly string[], presets: readonly string[]
     const preset = getPreset(name);
     out.set(name, { name, strategy: preset.strategy, preset });
   }
+  if (out.size === 0) throw new CtxbenchError('OPTION_INVALID', '--strategy: no strategy or preset named (e.g. -s masking, -s raw,masking, --preset goose, or -s all)');
   return [...out.values()];
 }

@@ -20,7 +20,7 @@ import { loadScenarios, resolveScenarioPaths, type LoadedScenario } from '../../
 import { select, type Selection } from '../../strategies/index.js';
 import { parseAssignment, resolveParams, type ParamOwner } from '../../core/params.js';
 import { ResultStore } from '../../store/result-store.js';
-import { parseChoice, parseEncoding, parseFraction, parseTokenCount } from '../options.js';
+import { parseChoice, parseEncoding, parseFraction, parseTokenCount, parseWhole } from '../options.js';
 import { gitRevision } from '../git-revision.js';
 import { BUNDLED_SCENARIOS, PACKAGE_ROOT, VERSION } from '../paths.js';
 import { createProgress, type Progress } from '../progress.js';
@@ -93,7 +93,7 @@ export async function runEntries(options: RunOptions, entries: readonly MatrixEn
   const mock = {
     recall: parseFraction('--mock-recall', options.mockRecall),
     summaryTokens: parseTokenCount('--mock-summary-tokens', options.mockSummaryTokens, 1),
-    seed: parseTokenCount('--mock-seed', options.mockSeed, 0),
+    seed: parseWhole('--mock-seed', options.mockSeed, { min: 0, max: 2 ** 32 - 1 }),
   };
   const probeMode = parseChoice('--probes', options.probes, PROBE_MODES);
   const windowOverride = options.window === undefined ? undefined : parseTokenCount('--window', options.window);
@@ -109,8 +109,8 @@ export async function runEntries(options: RunOptions, entries: readonly MatrixEn
     {
       ...options,
       window: windowOverride,
-      timeout: options.timeout === undefined ? undefined : parseTokenCount('--timeout', options.timeout, 1),
-      retries: options.retries === undefined ? undefined : parseTokenCount('--retries', options.retries, 0),
+      timeout: options.timeout === undefined ? undefined : parseWhole('--timeout', options.timeout, { min: 1, max: 86_400 }),
+      retries: options.retries === undefined ? undefined : parseWhole('--retries', options.retries, { min: 0, max: 100 }),
     },
     counter,
     mock,
@@ -171,13 +171,16 @@ async function loadMatrixScenarios(paths: readonly string[]): Promise<LoadedScen
   return scenarios;
 }
 
+/** -j's bound: a few threads per core keep every core busy, more only thrash (100,000 threads took 13 GB). */
+const maxConcurrency = (): number => Math.max(8, 4 * availableParallelism());
+
 /**
  * Where the runs go (-j): the mock only computes, so one worker thread per core. Live servers answer
  * several requests at once (in this thread, waiting on the network); a local Ollama is usually busy
  * with one.
  */
 function executionFor(opened: OpenedBackend, mock: MockOptions, options: RunOptions): Execution {
-  const parallel = options.concurrency === undefined ? undefined : parseTokenCount('-j', options.concurrency, 1);
+  const parallel = options.concurrency === undefined ? undefined : parseWhole('-j', options.concurrency, { min: 1, max: maxConcurrency() });
   return opened.backend.name === 'mock'
     ? { kind: 'workers', threads: parallel ?? availableParallelism(), mock }
     : { kind: 'in-thread', backend: opened.backend, concurrency: parallel ?? (options.model.startsWith('openai:') ? LIVE_CONCURRENCY.openai : LIVE_CONCURRENCY.ollama) };

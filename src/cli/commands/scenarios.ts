@@ -10,6 +10,7 @@ import { windowFor } from '../../runner/job-plan.js';
 import { importFileAll, loadScenarios, resolveScenarioPaths, type ImportedFile } from '../../scenarios/load.js';
 import { turns } from '../../scenarios/scenario.js';
 import { BUNDLED_SCENARIOS } from '../paths.js';
+import { printable } from '../printable.js';
 import { formatTable } from '../table.js';
 
 export async function listCommand(patterns: string[]): Promise<void> {
@@ -58,7 +59,7 @@ export async function validateCommand(patterns: string[]): Promise<void> {
     } catch (error) {
       if (!isCtxbenchError(error)) throw error;
       failed += 1;
-      process.stdout.write(`FAIL  ${error.message}\n`);
+      process.stdout.write(`FAIL  ${printable(error.message)}\n`);
     }
   }
   if (failed > 0) throw new CtxbenchError('SCENARIO_INVALID', `${failed} of ${files.length} scenario file(s) invalid`);
