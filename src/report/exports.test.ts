@@ -98,6 +98,14 @@ describe('reportMarkdown', () => {
     expect(md).not.toContain(INJECTION);
   });
 
+  it('regression: free text from a recording (a model name with HTML) is written as text, not markup', () => {
+    const model = '<img src=x onerror="alert(1)"><script>alert(2)</script>';
+    const runs = sampleRuns().map((r) => ({ ...r, config: { ...r.config, model, priceModel: model } }));
+    const md = renderOutput('markdown', runs, meta);
+    expect(md).toContain('&lt;img src=x onerror="alert(1)"&gt;&lt;script&gt;alert(2)&lt;/script&gt;');
+    expect(md).not.toMatch(/<img|<script/);
+  });
+
   it('appends bench check’s verdict against a baseline', () => {
     const runs = sampleRuns();
     const baseline = { file: 'b.json', description: 'baseline file', runs: Object.fromEntries(metricsByKey(runs, 'test')) };

@@ -8,6 +8,7 @@ import { runMetrics } from '../metrics/run-metrics.js';
 import { formatMarkdown } from '../gate/output.js';
 import type { RunResult } from '../core/run-records.js';
 import { columnsOf, runsByColumn, scenarioGroupOf } from './columns.js';
+import { markdownCode, markdownText } from '../core/markdown.js';
 import { plain } from './format.js';
 import { runSuccess, SUCCESS_DEFINITION } from './pareto.js';
 import { buildView, type ReportMeta } from './view.js';
@@ -142,7 +143,7 @@ export function reportCsv(runs: readonly RunResult[]): string {
   return `${[CSV_COLUMNS.join(','), ...rows].join('\r\n')}\r\n`;
 }
 
-const mdCell = (text: string): string => plain(text).replace(/\|/g, '\\|').replace(/\s+/g, ' ').trim();
+const mdCell = (text: string): string => markdownText(plain(text));
 
 /** What the page says first, in markdown: what ran, the recommendation, the summary table, the baseline verdict. */
 export function reportMarkdown(runs: readonly RunResult[], meta: ReportMeta): string {
@@ -165,7 +166,7 @@ export function reportMarkdown(runs: readonly RunResult[], meta: ReportMeta): st
     lines.push('', `Bold: ${mdCell(table.bestNote.replace(/^Green: /, ''))}`, '');
   }
   if (view.baseline && meta.baseline) {
-    lines.push(`Baseline: \`${mdCell(view.baseline.file)}\`, ${mdCell(view.baseline.description)}`, '');
+    lines.push(`Baseline: ${markdownCode(view.baseline.file)}, ${mdCell(view.baseline.description)}`, '');
     lines.push(formatMarkdown(view.baseline.comparison, meta.baseline.runs, metricsByKey(runs, meta.database ?? 'the reported runs')));
   }
   return `${lines.join('\n').trimEnd()}\n`;
