@@ -59,7 +59,8 @@ export const probeSchema = z
 export const scenarioFileSchema = z
   .object({
     ctxbench: z.literal(1),
-    id: z.string().regex(/^[A-Za-z0-9._:@+-]+$/, 'letters, digits and . _ : @ + - only'),
+    // It names runs and, on import to a folder, a file: a plain name a file system takes.
+    id: z.string().max(200, 'at most 200 characters').regex(/^[A-Za-z0-9._:@+-]+$/, 'letters, digits and . _ : @ + - only'),
     title: z.string().optional(),
     description: z.string().optional(),
     source: z

@@ -122,6 +122,18 @@ describe('mini-swe-agent importer, trimmed real trajectory', () => {
     expect((await convert(copy)).scenario.outcome).toBe('unresolved');
   });
 
+  it.each([
+    ['a NUL byte', 'django\u0000evil'],
+    ['a path out of logs/', '../../../../etc/passwd'],
+    ['a name too long for a folder', 'x'.repeat(5000)],
+  ])('regression: an instance_id with %s names no sidecar folder (it crashed the import)', async (_what, id) => {
+    const raw = JSON.parse(await readFile(FIXTURE, 'utf8')) as Raw;
+    raw.instance_id = id;
+    const scenario = await miniSweAgent.convert(raw, path.join(FIXTURE_DIR, `trajs/${FIXTURE_ID}/x.traj.json`));
+    expect(scenario.id).toBe(id);
+    expect(scenario.outcome).toBeUndefined();
+  });
+
   it('names the file and field when the data is not what it expects', async () => {
     const raw = JSON.parse(await readFile(FIXTURE, 'utf8')) as Raw;
     raw.messages[3]!.content = 42 as unknown as string;

@@ -94,12 +94,16 @@ function toMessages(recorded: readonly Recorded[]): ScenarioFileMessage[] {
   return out;
 }
 
+/** A name that stays one folder in a path: no separator, no dot-dot, no NUL, a length a file system takes. */
+const isPlainSegment = (name: string): boolean => /^[^/\\\0]{1,200}$/.test(name) && name !== '.' && name !== '..';
+
 /** "resolved" / "unresolved" from the SWE-bench results of the run, when they lie next to the trajectory. */
 async function readOutcome(file: string, id: string): Promise<string | undefined> {
   const summary = await readSidecar(file, 'results_summary.json');
   const entry = isRecord(summary) && Array.isArray(summary.instances) ? summary.instances.find((i) => isRecord(i) && i.instance_id === id) : undefined;
   let resolved = isRecord(entry) ? entry.resolved : undefined;
-  if (resolved === undefined) {
+  // The id comes from the file: it names a folder only when it is one plain path segment.
+  if (resolved === undefined && isPlainSegment(id)) {
     // The harness report is either the bare report or keyed by instance id ({<id>: report}).
     const report = await readSidecar(file, path.join('logs', id, 'report.json'));
     const body = isRecord(report) && isRecord(report[id]) ? report[id] : report;

@@ -13,7 +13,7 @@ export async function readSidecar(file: string, relative: string, levels = 3): P
     const candidate = path.join(dir, relative);
     const text = await readFile(candidate, 'utf8').catch((error: NodeJS.ErrnoException) => {
       if (error.code === 'ENOENT' || error.code === 'ENOTDIR') return undefined;
-      throw error;
+      throw scenarioInvalid(candidate, `cannot read the sidecar file next to ${path.basename(file)} (${error.code ?? error.message})`);
     });
     if (text !== undefined) {
       try {
