@@ -67,10 +67,24 @@ const PROBE_MODES = ['auto', 'ask', 'context'] as const;
 export async function runCommand(options: RunOptions, context: MatrixCommandContext): Promise<void> {
   const selections = select(options.strategy, options.preset);
   const params = resolveParams(selections.map(paramOwner), options.param.map(parseAssignment));
-  await runEntries(
+  const runs = await runEntries(
     options,
     selections.map((s) => ({ strategy: s.strategy, preset: s.preset?.name, params: params.get(s.name)! })),
     context,
+  );
+  failOnRunErrors(runs);
+}
+
+/**
+ * The end of a matrix command whose runs a backend error ended (status `error`): after the summary, a
+ * last line with how many and the first reason, and the exit code of RUN_ERRORS.
+ */
+export function failOnRunErrors(runs: readonly RunResult[]): void {
+  const failed = runs.filter((r) => r.summary.status === 'error');
+  if (failed.length === 0) return;
+  throw new CtxbenchError(
+    'RUN_ERRORS',
+    `${failed.length} of ${runs.length} runs ended with a backend error (the first: ${failed[0]!.summary.failure ?? 'no reason recorded'}); the same command with --resume runs them again`,
   );
 }
 
@@ -87,7 +101,7 @@ export const paramOwner = (s: Selection): ParamOwner => ({
  * Everything `bench run` does once the strategy entries are known (`bench sweep` passes a grid's):
  * checks the other flags, runs the matrix into the database as a batch, prints the summary and writes
  * the report. Returns the batch's runs, in matrix order; throws INTERRUPTED after printing them when
- * Ctrl-C stopped the batch.
+ * Ctrl-C or SIGTERM stopped the batch.
  */
 export async function runEntries(options: RunOptions, entries: readonly MatrixEntry[], context: MatrixCommandContext): Promise<RunResult[]> {
   const mock = {
