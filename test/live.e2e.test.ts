@@ -2,12 +2,13 @@
  * Live runs end to end: `bench run` spawned as a user runs it, driving the real `ollama` and `openai`
  * clients against the project's protocol-faithful server on 127.0.0.1 (src/server).
  */
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startModelServer, type RunningServer, type ServerOptions } from '../src/server/index.js';
 import { EXIT_CODES } from '../src/cli/exit-codes.js';
-import { benchAsync, ROOT, storedRuns } from './helpers/cli.js';
+import { benchAsync, deadUrl, expectOneLineError, ROOT, storedRuns, type CliResult } from './helpers/cli.js';
+import { faultServer, openAiError } from './helpers/fault-server.js';
 
 const SCENARIO = path.join(ROOT, 'scenarios/openhands-codeact-sonnet35/django__django-10880.json');
 const SECOND = path.join(ROOT, 'scenarios/mini-swe-agent-gemini3pro/matplotlib__matplotlib-23476.json');
@@ -24,6 +25,9 @@ async function start(options: ServerOptions = {}): Promise<RunningServer> {
   server = await startModelServer({ models: [{ name: 'mock-model', contextLength: 32768 }], ...options });
   return server;
 }
+
+/** `text` as a regular expression that matches it literally. */
+const literal = (text: string): string => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 const lastLine = (text: string): string => text.trim().split('\n').at(-1) ?? '';
 
@@ -118,6 +122,92 @@ describe('bench run against a live server', () => {
     const r = await benchAsync(['run', '-m', 'ollama:chat:llama9', '--host', s.url, ...common]);
     expect(r.code).toBe(1);
     expect(r.stderr).toMatch(/no model 'llama9'; run `ollama pull llama9`/);
+  });
+
+  describe('the preflight: one check before the first request a run sends', () => {
+    const ollamaArgs = (url: string, model = 'mock-model') => ['run', '-m', `ollama:chat:${model}`, '--host', url, ...common];
+    const openAiArgs = (url: string, model = 'mock-model') => ['run', '-m', `openai:chat:${model}`, '--base-url', `${url}/v1`, ...common];
+    /** A folder whose .ctxbench-cache an earlier run filled (mock-model at `url`, a server closed since). */
+    async function filledCache(strategies = 'raw,masking'): Promise<{ cwd: string; url: string }> {
+      const s = await start();
+      const first = await benchAsync(['run', '-m', 'ollama:chat:mock-model', '--host', s.url, '--scenario', SCENARIO, '-s', strategies, '--window', '16k', '--db', 'r.duckdb', '--no-report']);
+      expect(first.code).toBe(0);
+      await s.close();
+      server = undefined;
+      return { cwd: first.cwd, url: s.url };
+    }
+    /** Stopped in one line (no retry) before anything is stored. */
+    function expectStopped(r: CliResult, message: string): void {
+      expectOneLineError(r, new RegExp(`^bench: ${literal(message)}`));
+      expect(existsSync(path.join(r.cwd, 'other.duckdb'))).toBe(false);
+    }
+    const inOtherDb = (args: string[]) => [...args, '--db', 'other.duckdb'];
+
+    it('a dead port, though the cache holds answers of another server: one line naming the URL and `ollama serve`', async () => {
+      const { cwd } = await filledCache();
+      const dead = await deadUrl();
+      const r = await benchAsync(inOtherDb(ollamaArgs(dead)), cwd);
+      expectStopped(r, `cannot reach Ollama at ${dead} (connection refused); start it with \`ollama serve\` or pass --host`);
+      expectShownInReadme(r.stderr, dead, 'http://127.0.0.1:11434');
+    });
+
+    it('an unknown model, though the cache holds answers of another model: `ollama pull`, or the model and the base URL', async () => {
+      const { cwd } = await filledCache();
+      const s = await start();
+      const ollama = await benchAsync(inOtherDb(ollamaArgs(s.url, 'nosuch')), cwd);
+      expectStopped(ollama, `Ollama at ${s.url} has no model 'nosuch'; run \`ollama pull nosuch\``);
+      expectShownInReadme(ollama.stderr, s.url, 'http://127.0.0.1:11434');
+      const openai = await benchAsync(inOtherDb(openAiArgs(s.url, 'nosuch')), cwd);
+      expectStopped(openai, `${s.url}/v1 has no model 'nosuch' (404: The model \`nosuch\` does not exist`);
+      expectShownInReadme(openai.stderr, `${s.url}/v1`, 'http://127.0.0.1:8000/v1');
+      // GET /models does not list it, so one 1-token request asked; no run sent anything.
+      expect(s.requests.filter((q) => q.path === '/api/chat')).toHaveLength(0);
+      expect(s.requests.filter((q) => q.path === '/v1/chat/completions').map((q) => (q.body as { max_tokens?: number }).max_tokens)).toEqual([1]);
+    });
+
+    it('a server that refuses the key (401): one line saying to check OPENAI_API_KEY', async () => {
+      const { cwd } = await filledCache();
+      const refusing = await faultServer(() => [401, openAiError('Incorrect API key provided: sk-abc***', 'invalid_api_key')]);
+      try {
+        const r = await benchAsync(inOtherDb(openAiArgs(refusing.url)), cwd);
+        expectStopped(r, `${refusing.url}/v1 refused the API key (401: Incorrect API key provided: sk-abc***); check OPENAI_API_KEY`);
+        expectShownInReadme(r.stderr, `${refusing.url}/v1`, 'https://api.openai.com/v1');
+      } finally {
+        await refusing.close();
+      }
+    });
+
+    it('a server without GET /models: a 1-token request finds the model missing', async () => {
+      const unlisted = await faultServer((request) =>
+        request.endsWith('/models') ? [404, openAiError('Not Found')] : [404, openAiError('model "nosuch" not found', 'model_not_found')],
+      );
+      try {
+        expectStopped(await benchAsync(inOtherDb(openAiArgs(unlisted.url, 'nosuch'))), `${unlisted.url}/v1 has no model 'nosuch' (404: model "nosuch" not found)`);
+        expect(unlisted.requests).toEqual(['GET /v1/models', 'POST /v1/chat/completions']);
+      } finally {
+        await unlisted.close();
+      }
+    });
+
+    it('a cache that answers every request: no check, the server may be down', async () => {
+      const { cwd, url } = await filledCache();
+      const again = await benchAsync(ollamaArgs(url), cwd);
+      expect(again.code).toBe(0);
+      expect(again.stdout).toMatch(/Cache: \d+ hit\(s\), 0 request\(s\) sent/);
+    });
+
+    it('a cache that answers part of the matrix, the server down: the first request it cannot answer stops the command, one line after the runs it answered', async () => {
+      const { cwd, url } = await filledCache('raw');
+      const r = await benchAsync(inOtherDb(ollamaArgs(url)), cwd);
+      expect(r.code).toBe(1);
+      expect(r.stderr).not.toMatch(/retrying|\n\s+at /);
+      expect(r.stdout).not.toMatch(/Results: /);
+      expect(lastLine(r.stderr)).toMatch(
+        new RegExp(`^bench: ${literal(`cannot reach Ollama at ${url} (connection refused)`)}.* ${literal('(1 finished run(s) kept in other.duckdb; the same command with --resume runs the rest)')}$`),
+      );
+      const runs = await storedRuns(cwd, 'other.duckdb');
+      expect(runs.map((run) => [run.config.strategy, run.summary.status === 'error'])).toEqual([['raw', false], ['masking', true]]);
+    });
   });
 
   it('transient faults are retried and the runs complete', async () => {

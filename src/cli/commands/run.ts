@@ -101,7 +101,8 @@ export const paramOwner = (s: Selection): ParamOwner => ({
  * Everything `bench run` does once the strategy entries are known (`bench sweep` passes a grid's):
  * checks the other flags, runs the matrix into the database as a batch, prints the summary and writes
  * the report. Returns the batch's runs, in matrix order; throws INTERRUPTED after printing them when
- * Ctrl-C or SIGTERM stopped the batch.
+ * Ctrl-C or SIGTERM stopped the batch, and BACKEND_UNREACHABLE without printing them when the server
+ * was found unusable at the first request the cache could not answer.
  */
 export async function runEntries(options: RunOptions, entries: readonly MatrixEntry[], context: MatrixCommandContext): Promise<RunResult[]> {
   const mock = {
@@ -153,7 +154,7 @@ export async function runEntries(options: RunOptions, entries: readonly MatrixEn
         batchId: options.batchId,
         resume: options.resume,
         origin: { command: ['bench', ...context.argv].join(' '), version: VERSION, gitSha: gitRevision(PACKAGE_ROOT) },
-        signal,
+        signal: AbortSignal.any([signal, opened.unusable]),
         onCalibration: (calibration) => calibration.forEach((c) => out.write(`${calibrationLine(c)}\n`)),
         onStart: (start) => {
           announce(start, options, shard);
@@ -169,6 +170,11 @@ export async function runEntries(options: RunOptions, entries: readonly MatrixEn
     await store.close();
   }
 
+  if (opened.unusable.aborted) {
+    // The check that waited for the first request the cache could not answer failed: one line, as at the start.
+    const kept = result.runs.filter((r) => r.summary.status !== 'error').length;
+    throw new CtxbenchError('BACKEND_UNREACHABLE', `${(opened.unusable.reason as Error).message} (${kept} finished run(s) kept in ${options.db}; the same command with --resume runs the rest)`);
+  }
   await printResults(result, opened, options);
   if (result.interrupted) {
     throw new CtxbenchError('INTERRUPTED', `interrupted: ${result.runs.length} finished run(s) kept in ${options.db}; the same command with --resume runs the rest`);
