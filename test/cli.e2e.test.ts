@@ -1,13 +1,14 @@
 /**
  * End to end: the built `bench` binary spawned as a user runs it, on the bundled real trajectories.
  */
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { ResultStore } from '../src/store/result-store.js';
-import { BIN, bench, expectOneLineError, ROOT, type CliResult } from './helpers/cli.js';
+import { EXIT_CODE_MEANINGS, EXIT_CODES } from '../src/cli/exit-codes.js';
+import { BIN, bench, expectOneLineError, ROOT, signalWhen, storedRuns, type CliResult } from './helpers/cli.js';
 import { PRESET_NAMES, STRATEGY_NAMES } from '../src/strategies/index.js';
 
 const MINI_SWE_FIXTURES = path.join(ROOT, 'fixtures/trajectories/mini-swe-agent-gemini3pro');
@@ -229,23 +230,40 @@ describe('bad input: one line naming the problem, non-zero exit, nothing half-wr
   });
 
   it('an interrupted run keeps every finished run and nothing half-written', async () => {
-    const cwd = mkdtempSync(path.join(tmpdir(), 'ctxbench-int-'));
-    const child = spawn(process.execPath, [BIN, 'run', '--window', '32k', '--no-report'], { cwd, env: { ...process.env, NO_COLOR: '1' } });
-    let stderr = '';
-    const code = await new Promise<number | null>((resolve) => {
-      child.stderr.on('data', (chunk: Buffer) => {
-        stderr += chunk.toString();
-        if (/\[2\/\d+\]/.test(stderr) && !child.killed) child.kill('SIGINT');
-      });
-      child.on('exit', (c) => resolve(c));
-    });
-    expect(code).toBe(130);
-    expect(stderr).toMatch(/bench: interrupted: \d+ finished run\(s\) kept in /);
-    const store = await ResultStore.openExisting(path.join(cwd, 'reports/ctxbench.duckdb'));
-    const runs = await store.loadRuns();
-    await store.close();
+    const r = await signalWhen(['run', '--window', '32k', '--no-report'], /\[2\/\d+\]/, 'SIGINT');
+    expect(r.code).toBe(130);
+    expect(r.stderr).toMatch(/bench: interrupted: \d+ finished run\(s\) kept in /);
+    const runs = await storedRuns(r.cwd, 'reports/ctxbench.duckdb');
     expect(runs.length).toBeGreaterThanOrEqual(2);
     expect(runs.length).toBeLessThan(14);
     for (const r of runs) expect(r.steps.length).toBeGreaterThanOrEqual(r.summary.steps);
+  });
+
+  it('SIGTERM (a CI cancellation) stops like Ctrl-C: finished runs kept, exit 143; --resume completes the matrix', async () => {
+    const matrix = ['run', '--window', '32k', '--no-report', '--db', 'r.duckdb'];
+    const r = await signalWhen(matrix, /\[2\/24\]/, 'SIGTERM');
+    expect(r.code).toBe(143);
+    expect(r.stderr).toMatch(/^bench: SIGTERM: finishing the runs in progress, then stopping \(send it again to quit now\)$/m);
+    expect(r.stderr.trim().split('\n').at(-1)).toMatch(/^bench: interrupted: \d+ finished run\(s\) kept in r\.duckdb; the same command with --resume runs the rest$/);
+    const kept = await storedRuns(r.cwd);
+    expect(kept.length).toBeGreaterThanOrEqual(2);
+    expect(kept.length).toBeLessThan(24);
+
+    const resumed = bench([...matrix, '--resume'], r.cwd);
+    expect(resumed.code).toBe(0);
+    expect(resumed.stdout).toContain(`: ${kept.length} finished run(s) kept, ${24 - kept.length} to run`);
+    expect(await storedRuns(r.cwd)).toHaveLength(24);
+  });
+
+  it('bench --help ends with the exit codes and their meanings, as the README lists them', () => {
+    const r = bench(['--help']);
+    expect(r.code).toBe(0);
+    const help = r.stdout.slice(r.stdout.indexOf('\nExit codes:\n'));
+    const readme = readFileSync(path.join(ROOT, 'README.md'), 'utf8');
+    for (const [name, code] of Object.entries(EXIT_CODES)) {
+      const meaning = EXIT_CODE_MEANINGS[name as keyof typeof EXIT_CODES];
+      expect(help).toContain(`\n  ${String(code).padEnd(5)}${meaning}\n`);
+      expect(readme).toContain(`\n| ${code} | ${meaning} |\n`);
+    }
   });
 });

@@ -2,12 +2,13 @@
  * Live runs end to end: `bench run` spawned as a user runs it, driving the real `ollama` and `openai`
  * clients against the project's protocol-faithful server on 127.0.0.1 (src/server).
  */
-import { spawn } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startModelServer, type RunningServer, type ServerOptions } from '../src/server/index.js';
-import { ResultStore } from '../src/store/result-store.js';
-import { BIN, ROOT, tempDir, type CliResult } from './helpers/cli.js';
+import { EXIT_CODES } from '../src/cli/exit-codes.js';
+import { benchAsync, deadUrl, expectOneLineError, ROOT, storedRuns, type CliResult } from './helpers/cli.js';
+import { faultServer, openAiError } from './helpers/fault-server.js';
 
 const SCENARIO = path.join(ROOT, 'scenarios/openhands-codeact-sonnet35/django__django-10880.json');
 const SECOND = path.join(ROOT, 'scenarios/mini-swe-agent-gemini3pro/matplotlib__matplotlib-23476.json');
@@ -25,23 +26,15 @@ async function start(options: ServerOptions = {}): Promise<RunningServer> {
   return server;
 }
 
-/** Spawns bench without blocking this process, which serves the requests. */
-function benchAsync(args: readonly string[], cwd = tempDir('ctxbench-live-')): Promise<CliResult> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, [BIN, ...args], { cwd, env: { ...process.env, NO_COLOR: '1', OLLAMA_HOST: '', OPENAI_BASE_URL: '', OPENAI_API_KEY: '' } });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
-    child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
-    child.on('exit', (code) => resolve({ code, stdout, stderr, cwd }));
-  });
-}
+/** `text` as a regular expression that matches it literally. */
+const literal = (text: string): string => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
-async function runsIn(cwd: string) {
-  const store = await ResultStore.openExisting(path.join(cwd, 'r.duckdb'));
-  const runs = await store.loadRuns();
-  await store.close();
-  return runs;
+const lastLine = (text: string): string => text.trim().split('\n').at(-1) ?? '';
+
+const README_LINES = readFileSync(path.join(ROOT, 'README.md'), 'utf8').split('\n').map((line) => line.trim());
+/** The README shows the last line of `stderr`, with the test server's `url` in place of the one it shows. */
+function expectShownInReadme(stderr: string, url: string, shown: string): void {
+  expect(README_LINES).toContain(lastLine(stderr).replaceAll(url, shown));
 }
 
 const common = ['--scenario', SCENARIO, '-s', 'raw,masking', '--window', '16k', '--db', 'r.duckdb', '--no-report'];
@@ -52,7 +45,7 @@ describe('bench run against a live server', () => {
     const first = await benchAsync(['run', '-m', 'ollama:chat:mock-model', '--host', s.url, ...common]);
     expect(first.code).toBe(0);
     expect(first.stderr).not.toMatch(/warning|error/i);
-    const runs = await runsIn(first.cwd);
+    const runs = await storedRuns(first.cwd);
     expect(runs.map((r) => r.config.backend)).toEqual(['ollama:chat:mock-model', 'ollama:chat:mock-model']);
     for (const run of runs) {
       expect(run.summary.status === 'completed' || run.summary.status === 'overflow').toBe(true);
@@ -75,7 +68,7 @@ describe('bench run against a live server', () => {
     expect(again.code).toBe(0);
     expect(s.requests.length).toBe(before); // not one HTTP request
     expect(again.stdout).toMatch(/Cache: \d+ hit\(s\), 0 request\(s\) sent/);
-    const cached = (await runsIn(first.cwd)).slice(2);
+    const cached = (await storedRuns(first.cwd)).slice(2);
     expect(cached.every((r) => r.steps.every((x) => x.cached !== false))).toBe(true);
   });
 
@@ -83,7 +76,7 @@ describe('bench run against a live server', () => {
     const s = await start();
     const r = await benchAsync(['run', '-m', 'openai:chat:mock-model', '--base-url', `${s.url}/v1`, ...common, '--no-cache']);
     expect(r.code).toBe(0);
-    const runs = await runsIn(r.cwd);
+    const runs = await storedRuns(r.cwd);
     expect(runs.every((run) => run.steps.some((x) => x.usageSource === 'provider'))).toBe(true);
     expect(s.requests.some((q) => q.path === '/v1/chat/completions' && (q.body as { stream?: boolean }).stream === true)).toBe(true);
   });
@@ -94,7 +87,7 @@ describe('bench run against a live server', () => {
     const r = await benchAsync(args);
     expect(r.code).toBe(0);
     expect(r.stdout).toMatch(/\d+\/6 \(answered; in context v\d+ s\d+ r\d+\)/);
-    const [run] = await runsIn(r.cwd);
+    const [run] = await storedRuns(r.cwd);
     const asked = s.requests.filter((q) => JSON.stringify(q.body).includes('Question: '));
     expect(asked).toHaveLength(6); // one per probe, each answered by the server from the context it got
     expect(run!.probes.every((p) => typeof p.reply === 'string' && typeof p.answered === 'boolean')).toBe(true);
@@ -107,7 +100,7 @@ describe('bench run against a live server', () => {
 
     const judged = await benchAsync([...args, '--probes', 'context'], r.cwd);
     expect(judged.code).toBe(0);
-    const [, onContext] = await runsIn(r.cwd);
+    const [, onContext] = await storedRuns(r.cwd);
     expect(onContext!.summary.probes.answered).toBeUndefined();
     expect(onContext!.steps.some((x) => x.purpose === 'probe')).toBe(false);
   });
@@ -131,19 +124,106 @@ describe('bench run against a live server', () => {
     expect(r.stderr).toMatch(/no model 'llama9'; run `ollama pull llama9`/);
   });
 
+  describe('the preflight: one check before the first request a run sends', () => {
+    const ollamaArgs = (url: string, model = 'mock-model') => ['run', '-m', `ollama:chat:${model}`, '--host', url, ...common];
+    const openAiArgs = (url: string, model = 'mock-model') => ['run', '-m', `openai:chat:${model}`, '--base-url', `${url}/v1`, ...common];
+    /** A folder whose .ctxbench-cache an earlier run filled (mock-model at `url`, a server closed since). */
+    async function filledCache(strategies = 'raw,masking'): Promise<{ cwd: string; url: string }> {
+      const s = await start();
+      const first = await benchAsync(['run', '-m', 'ollama:chat:mock-model', '--host', s.url, '--scenario', SCENARIO, '-s', strategies, '--window', '16k', '--db', 'r.duckdb', '--no-report']);
+      expect(first.code).toBe(0);
+      await s.close();
+      server = undefined;
+      return { cwd: first.cwd, url: s.url };
+    }
+    /** Stopped in one line (no retry) before anything is stored. */
+    function expectStopped(r: CliResult, message: string): void {
+      expectOneLineError(r, new RegExp(`^bench: ${literal(message)}`));
+      expect(existsSync(path.join(r.cwd, 'other.duckdb'))).toBe(false);
+    }
+    const inOtherDb = (args: string[]) => [...args, '--db', 'other.duckdb'];
+
+    it('a dead port, though the cache holds answers of another server: one line naming the URL and `ollama serve`', async () => {
+      const { cwd } = await filledCache();
+      const dead = await deadUrl();
+      const r = await benchAsync(inOtherDb(ollamaArgs(dead)), cwd);
+      expectStopped(r, `cannot reach Ollama at ${dead} (connection refused); start it with \`ollama serve\` or pass --host`);
+      expectShownInReadme(r.stderr, dead, 'http://127.0.0.1:11434');
+    });
+
+    it('an unknown model, though the cache holds answers of another model: `ollama pull`, or the model and the base URL', async () => {
+      const { cwd } = await filledCache();
+      const s = await start();
+      const ollama = await benchAsync(inOtherDb(ollamaArgs(s.url, 'nosuch')), cwd);
+      expectStopped(ollama, `Ollama at ${s.url} has no model 'nosuch'; run \`ollama pull nosuch\``);
+      expectShownInReadme(ollama.stderr, s.url, 'http://127.0.0.1:11434');
+      const openai = await benchAsync(inOtherDb(openAiArgs(s.url, 'nosuch')), cwd);
+      expectStopped(openai, `${s.url}/v1 has no model 'nosuch' (404: The model \`nosuch\` does not exist`);
+      expectShownInReadme(openai.stderr, `${s.url}/v1`, 'http://127.0.0.1:8000/v1');
+      // GET /models does not list it, so one 1-token request asked; no run sent anything.
+      expect(s.requests.filter((q) => q.path === '/api/chat')).toHaveLength(0);
+      expect(s.requests.filter((q) => q.path === '/v1/chat/completions').map((q) => (q.body as { max_tokens?: number }).max_tokens)).toEqual([1]);
+    });
+
+    it('a server that refuses the key (401): one line saying to check OPENAI_API_KEY', async () => {
+      const { cwd } = await filledCache();
+      const refusing = await faultServer(() => [401, openAiError('Incorrect API key provided: sk-abc***', 'invalid_api_key')]);
+      try {
+        const r = await benchAsync(inOtherDb(openAiArgs(refusing.url)), cwd);
+        expectStopped(r, `${refusing.url}/v1 refused the API key (401: Incorrect API key provided: sk-abc***); check OPENAI_API_KEY`);
+        expectShownInReadme(r.stderr, `${refusing.url}/v1`, 'https://api.openai.com/v1');
+      } finally {
+        await refusing.close();
+      }
+    });
+
+    it('a server without GET /models: a 1-token request finds the model missing', async () => {
+      const unlisted = await faultServer((request) =>
+        request.endsWith('/models') ? [404, openAiError('Not Found')] : [404, openAiError('model "nosuch" not found', 'model_not_found')],
+      );
+      try {
+        expectStopped(await benchAsync(inOtherDb(openAiArgs(unlisted.url, 'nosuch'))), `${unlisted.url}/v1 has no model 'nosuch' (404: model "nosuch" not found)`);
+        expect(unlisted.requests).toEqual(['GET /v1/models', 'POST /v1/chat/completions']);
+      } finally {
+        await unlisted.close();
+      }
+    });
+
+    it('a cache that answers every request: no check, the server may be down', async () => {
+      const { cwd, url } = await filledCache();
+      const again = await benchAsync(ollamaArgs(url), cwd);
+      expect(again.code).toBe(0);
+      expect(again.stdout).toMatch(/Cache: \d+ hit\(s\), 0 request\(s\) sent/);
+    });
+
+    it('a cache that answers part of the matrix, the server down: the first request it cannot answer stops the command, one line after the runs it answered', async () => {
+      const { cwd, url } = await filledCache('raw');
+      const r = await benchAsync(inOtherDb(ollamaArgs(url)), cwd);
+      expect(r.code).toBe(1);
+      expect(r.stderr).not.toMatch(/retrying|\n\s+at /);
+      expect(r.stdout).not.toMatch(/Results: /);
+      expect(lastLine(r.stderr)).toMatch(
+        new RegExp(`^bench: ${literal(`cannot reach Ollama at ${url} (connection refused)`)}.* ${literal('(1 finished run(s) kept in other.duckdb; the same command with --resume runs the rest)')}$`),
+      );
+      const runs = await storedRuns(cwd, 'other.duckdb');
+      expect(runs.map((run) => [run.config.strategy, run.summary.status === 'error'])).toEqual([['raw', false], ['masking', true]]);
+    });
+  });
+
   it('transient faults are retried and the runs complete', async () => {
     const s = await start({ faults: [{ kind: 'http500', times: 1 }, { kind: 'http429', times: 1, retryAfterSeconds: 0 }, { kind: 'cut-stream', times: 1, path: 'openai' }] });
     const r = await benchAsync(['run', '-m', 'ollama:chat:mock-model', '--host', s.url, ...common, '--no-cache']);
     expect(r.code).toBe(0);
     expect(r.stderr).toMatch(/retrying in/);
-    expect((await runsIn(r.cwd)).every((run) => run.summary.status !== 'error')).toBe(true);
+    expect((await storedRuns(r.cwd)).every((run) => run.summary.status !== 'error')).toBe(true);
   });
 
   it('a fault that outlasts the retries errors that run; the other runs finish and are stored', async () => {
     const s = await start({ faults: [{ kind: 'http500', times: Number.POSITIVE_INFINITY }] });
     const r = await benchAsync(['run', '-m', 'ollama:chat:mock-model', '--host', s.url, '--retries', '1', ...common, '--scenario', SECOND, '--no-cache']);
-    expect(r.code).toBe(0);
-    const runs = await runsIn(r.cwd);
+    expect(r.code).toBe(EXIT_CODES.runErrors);
+    expect(lastLine(r.stderr)).toMatch(/^bench: 4 of 4 runs ended with a backend error \(the first: ollama:chat:mock-model: Ollama at \S+ answered 500 .*\); the same command with --resume runs them again$/);
+    const runs = await storedRuns(r.cwd);
     expect(runs).toHaveLength(4);
     for (const run of runs) {
       expect(run.summary.status).toBe('error');
@@ -151,11 +231,42 @@ describe('bench run against a live server', () => {
     }
   });
 
+  describe('runs a backend error ended (exit code runErrors)', () => {
+    const once500 = { faults: [{ kind: 'http500' as const, times: 1 }] };
+    const failing = (url: string, command = 'run') => [command, '-m', 'ollama:chat:mock-model', '--host', url, ...common, '--retries', '0', '--no-cache'];
+
+    it('bench run: the other runs finish and are saved, the summary is printed, the last line says how many and --resume runs them again', async () => {
+      const s = await start(once500);
+      const r = await benchAsync(failing(s.url));
+      expect(r.code).toBe(EXIT_CODES.runErrors);
+      expect(r.stdout).toMatch(/^Results: /m);
+      expect(r.stdout).toMatch(/error at step 0/);
+      expect(lastLine(r.stderr)).toMatch(/^bench: 1 of 2 runs ended with a backend error \(the first: .*answered 500.*\); the same command with --resume runs them again$/);
+      expectShownInReadme(r.stderr, s.url, 'http://127.0.0.1:11434');
+      expect((await storedRuns(r.cwd)).map((run) => [run.config.strategy, run.summary.status === 'error'])).toEqual([['raw', true], ['masking', false]]);
+
+      const resumed = await benchAsync([...failing(s.url), '--resume'], r.cwd);
+      expect(resumed.code).toBe(0);
+      expect(resumed.stdout).toMatch(/Resuming batch \S+: 1 finished run\(s\) kept, 1 to run \(1 ended with a backend error: run again\)/);
+      const runs = await storedRuns(r.cwd);
+      expect(runs).toHaveLength(2);
+      expect(runs.some((run) => run.summary.status === 'error')).toBe(false);
+    });
+
+    it('bench sweep: the same exit code and last line, after the Pareto summary', async () => {
+      const s = await start(once500);
+      const r = await benchAsync(failing(s.url, 'sweep'));
+      expect(r.code).toBe(EXIT_CODES.runErrors);
+      expect(r.stdout).toMatch(/^Cost vs success/m);
+      expect(lastLine(r.stderr)).toMatch(/^bench: 1 of 2 runs ended with a backend error .*--resume runs them again$/);
+    });
+  });
+
   it('missing usage is stored as missing, with the local count used and a warning', async () => {
     const s = await start({ faults: [{ kind: 'no-usage', times: Number.POSITIVE_INFINITY }] });
     const r = await benchAsync(['run', '-m', 'ollama:chat:mock-model', '--host', s.url, ...common, '--no-cache']);
     expect(r.code).toBe(0);
-    for (const run of await runsIn(r.cwd)) {
+    for (const run of await storedRuns(r.cwd)) {
       expect(run.steps.every((x) => x.usageSource === 'local')).toBe(true);
       expect(run.steps.every((x) => x.providerPromptTokens === undefined)).toBe(true); // NULL, never 0
       expect(run.events.some((e) => e.kind === 'warning' && /reported no usage/.test(e.detail))).toBe(true);
@@ -167,7 +278,7 @@ describe('bench run against a live server', () => {
     const r = await benchAsync(['run', '-m', 'ollama:chat:small', '--host', s.url, '--scenario', SCENARIO, '-s', 'raw', '--window', '16k', '--db', 'r.duckdb', '--no-report', '--no-cache']);
     expect(r.code).toBe(0);
     expect(r.stderr).toMatch(/larger than small's context length \(4096\)/);
-    const [run] = await runsIn(r.cwd);
+    const [run] = await storedRuns(r.cwd);
     expect(run!.events.some((e) => e.kind === 'warning' && e.detail.startsWith('suspected truncation'))).toBe(true);
   });
 });

@@ -1,15 +1,15 @@
 /**
  * The backend `bench run` replays against: the mock, or a live Ollama / OpenAI-compatible server
- * behind the record/replay cache. A live server is checked once before anything is stored, so a
- * server that is down or lacks the model stops the command with one line.
+ * behind the record/replay cache. A live server is checked once before the first request sent, so a
+ * server that is down, lacks the model or refuses the key stops the command with one line.
  */
-import { readdir } from 'node:fs/promises';
 import { CtxbenchError } from '../core/errors.js';
 import type { TokenCounter } from '../core/tokens.js';
 import { cachedBackend, type CachedBackend } from '../llm/cache.js';
 import type { MockOptions } from '../llm/mock.js';
 import { createBackend, parseProvider } from '../llm/providers.js';
-import { BackendError } from '../llm/retry.js';
+import { preflighted, type PreflightVerdict } from '../llm/preflight.js';
+import type { BackendError } from '../llm/retry.js';
 import type { Backend, LiveBackend } from '../core/backend.js';
 import type { Params } from '../core/params.js';
 import { parseChoice } from './options.js';
@@ -37,10 +37,21 @@ export interface OpenedBackend {
   readonly cache?: CachedBackend | undefined;
   /** A model server (not the mock): its answers are the model's own. */
   readonly live: boolean;
+  /**
+   * Aborted, with the BackendError as its reason, when the preflight that waited for the first request
+   * the cache could not answer found the server unusable: the matrix stops there.
+   */
+  readonly unusable: AbortSignal;
 }
 
 const LIVE_MODES = ['measure', 'full'];
 
+/**
+ * The backend `--model` names. A live one is checked (its preflight) before anything is stored, unless
+ * the cache holds answers of this server and model: a re-run from the cache sends nothing, not even
+ * the check, and works with the server down. The check then waits for the first request the cache
+ * cannot answer, and a server found unusable there aborts `unusable`.
+ */
 export async function openBackend(flags: BackendFlags, counter: TokenCounter, mock: MockOptions): Promise<OpenedBackend> {
   const spec = parseProvider(flags.model);
   parseChoice('--live', flags.live, LIVE_MODES);
@@ -50,29 +61,30 @@ export async function openBackend(flags: BackendFlags, counter: TokenCounter, mo
       process.stderr.write(`bench: warning: attempt ${attempt} failed (${error.message}); retrying in ${Math.ceil(delayMs / 1000)} s\n`),
   };
   const created = createBackend(spec, { host: flags.host, baseUrl: flags.baseUrl, counter, mock, retry, hooks });
-  if (spec.provider === 'mock') return { backend: created, options: created.options, live: false };
+  const unusable = new AbortController();
+  if (spec.provider === 'mock') return { backend: created, options: created.options, live: false, unusable: unusable.signal };
 
   const live = created as LiveBackend;
-  const cache = cachedBackend(live, { dir: flags.cacheDir, baseUrl: live.url, model: live.model, options: live.options, enabled: flags.cache });
+  const checked = preflighted(live, (verdict) => {
+    if (!verdict.ok) return unusable.abort(verdict.error);
+    warnAbout(verdict, live, flags.window);
+  });
+  const cache = cachedBackend(checked, { dir: flags.cacheDir, baseUrl: live.url, model: live.model, options: live.options, enabled: flags.cache });
+  if (!(await cache.holdsAnswers())) {
+    const verdict = await checked.check();
+    if (!verdict.ok) throw new CtxbenchError('BACKEND_UNREACHABLE', verdict.error.message);
+  }
   const maxOutputTokens = flags.live === 'measure' ? 1 : undefined;
   const options = { ...live.options, url: live.url, live: flags.live };
-  // A re-run from a filled cache sends nothing, not even the check, and works with the server down.
-  if (flags.cache && (await hasEntries(cache.dir))) return { backend: cache, cache, maxOutputTokens, options, live: true };
-  let info;
-  try {
-    info = await live.preflight();
-  } catch (error) {
-    if (error instanceof BackendError) throw new CtxbenchError('BACKEND_UNREACHABLE', error.message);
-    throw error;
-  }
-  if (info.modelListed === false) process.stderr.write(`bench: warning: ${live.url} does not list model '${live.model}'\n`);
-  if (info.contextLength !== undefined && flags.window !== undefined && flags.window > info.contextLength) {
-    // Ollama caps num_ctx at the trained length and then truncates the front of longer prompts silently.
-    process.stderr.write(`bench: warning: --window ${flags.window} is larger than ${live.model}'s context length (${info.contextLength}): prompts beyond it are truncated\n`);
-  }
-  return { backend: cache, cache, maxOutputTokens, options, live: true };
+  return { backend: cache, cache, maxOutputTokens, options, live: true, unusable: unusable.signal };
 }
 
-async function hasEntries(dir: string): Promise<boolean> {
-  return (await readdir(dir).catch(() => [])).length > 0;
+/** The warnings of a preflight that lets the runs go on: a busy server, a --window above the model's length. */
+function warnAbout(verdict: PreflightVerdict & { ok: true }, live: LiveBackend, window: number | undefined): void {
+  if (verdict.warning !== undefined) process.stderr.write(`bench: warning: ${verdict.warning}\n`);
+  const { contextLength } = verdict.info;
+  if (contextLength !== undefined && window !== undefined && window > contextLength) {
+    // Ollama caps num_ctx at the trained length and then truncates the front of longer prompts silently.
+    process.stderr.write(`bench: warning: --window ${window} is larger than ${live.model}'s context length (${contextLength}): prompts beyond it are truncated\n`);
+  }
 }

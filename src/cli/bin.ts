@@ -5,7 +5,7 @@
  */
 import { CommanderError } from 'commander';
 import { isCtxbenchError } from '../core/errors.js';
-import { EXIT_CODES, ExitWith, exitCodeOf } from './exit-codes.js';
+import { EXIT_CODES, ExitWith, exitCodeOf, STOP_SIGNALS, type StopSignal } from './exit-codes.js';
 import { printable } from './printable.js';
 import { buildProgram } from './program.js';
 
@@ -15,19 +15,28 @@ process.stdout.on('error', (error: NodeJS.ErrnoException) => {
   process.exit(process.exitCode === undefined ? EXIT_CODES.ok : Number(process.exitCode));
 });
 
-/** Ctrl-C while a matrix runs: the first stops it once the runs in progress are saved, the second quits now. */
+/** The signal that stopped the matrix, for its exit code. */
+let stoppedBy: StopSignal | undefined;
+
+/**
+ * Ctrl-C (SIGINT) or SIGTERM (a CI cancellation) while a matrix runs: the first stops it once the runs
+ * in progress are saved, a second quits now with that signal's code.
+ */
 async function interruptible<T>(work: (signal: AbortSignal) => Promise<T>): Promise<T> {
   const abort = new AbortController();
-  const onSigint = (): void => {
-    if (abort.signal.aborted) process.exit(EXIT_CODES.interrupted);
+  const onSignal = (signal: StopSignal): void => {
+    if (abort.signal.aborted) process.exit(STOP_SIGNALS[signal]);
+    stoppedBy = signal;
     abort.abort();
-    process.stderr.write('\nbench: interrupted: finishing the runs in progress, then stopping (Ctrl-C again to quit now)\n');
+    const again = signal === 'SIGINT' ? 'Ctrl-C again' : 'send it again';
+    process.stderr.write(`\nbench: ${signal === 'SIGINT' ? 'interrupted' : signal}: finishing the runs in progress, then stopping (${again} to quit now)\n`);
   };
-  process.on('SIGINT', onSigint);
+  const signals = Object.keys(STOP_SIGNALS) as StopSignal[];
+  signals.forEach((signal) => process.on(signal, onSignal));
   try {
     return await work(abort.signal);
   } finally {
-    process.off('SIGINT', onSigint);
+    signals.forEach((signal) => process.off(signal, onSignal));
   }
 }
 
@@ -40,7 +49,7 @@ async function main(): Promise<number> {
     if (error instanceof ExitWith) return error.code; // the command already printed its outcome
     if (isCtxbenchError(error)) {
       process.stderr.write(`bench: ${printable(error.message)}\n`);
-      return exitCodeOf(error);
+      return exitCodeOf(error, stoppedBy);
     }
     process.stderr.write(`bench: internal error (please report it): ${(error as Error)?.stack ?? String(error)}\n`);
     return EXIT_CODES.internalBug;

@@ -1,6 +1,7 @@
 /**
- * How `bench` ends: every exit code it uses, declared once. Only the entry (bin.ts) ends the process
- * or sets its exit code; commands throw, and the entry turns what they threw into a code here.
+ * How `bench` ends: every exit code it uses, declared once with its meaning (`bench --help` and the
+ * README's table show them). Only the entry (bin.ts) ends the process or sets its exit code; commands
+ * throw, and the entry turns what they threw into a code here.
  */
 import type { CtxbenchError } from '../core/errors.js';
 
@@ -10,13 +11,38 @@ export const EXIT_CODES = {
   userError: 1,
   /** An internal bug: the stack is printed, to be reported. */
   internalBug: 2,
+  /** Runs ended with status `error` (a backend failure outlasted the retries): sysexits' EX_TEMPFAIL, try again later. */
+  runErrors: 75,
   /** `bench check` found regressions against its baseline (as promptfoo). */
   regressions: 100,
-  /** Interrupted by Ctrl-C, finished runs kept: what shells report for SIGINT (128 + 2). */
+  /** Interrupted by Ctrl-C (SIGINT), finished runs kept: what shells report for it (128 + 2). */
   interrupted: 130,
+  /** Stopped by SIGTERM (a CI cancellation), finished runs kept: 128 + 15. */
+  terminated: 143,
 } as const;
 
 export type ExitCode = (typeof EXIT_CODES)[keyof typeof EXIT_CODES];
+
+/** What each exit code means, in the words `bench --help` and the README print. */
+export const EXIT_CODE_MEANINGS: Readonly<Record<keyof typeof EXIT_CODES, string>> = {
+  ok: 'success',
+  userError: 'a user-facing error: one line naming the file, field or flag',
+  internalBug: 'an internal bug: please report it (the stack is printed)',
+  runErrors: 'some runs ended with status error (a backend failure outlasted the retries); --resume runs them again',
+  regressions: 'bench check found regressions against the baseline',
+  interrupted: 'interrupted by Ctrl-C (SIGINT): finished runs kept, --resume runs the rest',
+  terminated: 'stopped by SIGTERM (e.g. a CI cancellation): finished runs kept, --resume runs the rest',
+};
+
+/** The "Exit codes:" section of `bench --help`: one line per code, in numeric order. */
+export function exitCodesHelp(): string {
+  const lines = Object.entries(EXIT_CODES).map(([name, code]) => `  ${String(code).padEnd(5)}${EXIT_CODE_MEANINGS[name as keyof typeof EXIT_CODES]}`);
+  return `Exit codes:\n${lines.join('\n')}`;
+}
+
+/** The signals a running matrix stops on (the runs in progress finish), with the code each ends with. */
+export const STOP_SIGNALS = { SIGINT: EXIT_CODES.interrupted, SIGTERM: EXIT_CODES.terminated } as const;
+export type StopSignal = keyof typeof STOP_SIGNALS;
 
 /** Thrown by a command that has printed its outcome and only has to end with `code` (`bench check`'s regressions). */
 export class ExitWith extends Error {
@@ -26,5 +52,11 @@ export class ExitWith extends Error {
   }
 }
 
-/** The exit code of a user-facing error: 130 for an interrupted run, 1 for the others. */
-export const exitCodeOf = (error: CtxbenchError): ExitCode => (error.code === 'INTERRUPTED' ? EXIT_CODES.interrupted : EXIT_CODES.userError);
+/**
+ * The exit code of a user-facing error: an interrupted matrix ends with the code of the signal that
+ * stopped it (`stoppedBy`, default SIGINT), runs a backend error ended with runErrors, the others with 1.
+ */
+export function exitCodeOf(error: CtxbenchError, stoppedBy: StopSignal = 'SIGINT'): ExitCode {
+  if (error.code === 'INTERRUPTED') return STOP_SIGNALS[stoppedBy];
+  return error.code === 'RUN_ERRORS' ? EXIT_CODES.runErrors : EXIT_CODES.userError;
+}

@@ -13,7 +13,7 @@ import { GENERATE_DEFAULTS, GENERATE_LIMITS, type NumericOption } from '../scena
 import { FAULT_DEFAULTS } from '../server/faults.js';
 import { DEFAULT_MODELS } from '../server/models.js';
 import { FAULT_KINDS } from '../server/types.js';
-import { EXIT_CODES } from './exit-codes.js';
+import { EXIT_CODES, exitCodesHelp } from './exit-codes.js';
 import type { MatrixCommandContext } from './matrix-command.js';
 import { collect, GEN_COUNT } from './options.js';
 import { CONFIG_FILES, DEFAULT_DB, DEFAULT_REPORT, VERSION } from './paths.js';
@@ -21,7 +21,7 @@ import { CONFIG_FILES, DEFAULT_DB, DEFAULT_REPORT, VERSION } from './paths.js';
 /** What `bench run` runs without --strategy or --preset. */
 const DEFAULT_STRATEGIES = 'raw,masking';
 
-/** What the entry gives the program: Ctrl-C handling for the commands that run matrices. */
+/** What the entry gives the program: the handling of Ctrl-C and SIGTERM for the commands that run matrices. */
 export type ProgramEntry = Pick<MatrixCommandContext, 'interruptible'>;
 
 /** The `bench` program; `entry` is bin.ts's (tests pass a stand-in). */
@@ -30,6 +30,7 @@ export function buildProgram(entry: ProgramEntry): Command {
     .description('ctxbench: replay long agent tasks through context-management strategies and compare tokens and success.')
     .version(VERSION)
     .showHelpAfterError('(run with --help for usage)')
+    .addHelpText('after', `\n${exitCodesHelp()}`)
     .exitOverride();
 
   matrixOptions(

@@ -64,8 +64,9 @@ export interface LiveBackend extends ConfiguredBackend {
   readonly url: string;
   readonly model: string;
   /**
-   * One cheap request, no retries, before a run: throws the BackendError a run would end with when
-   * the server is down or (Ollama) lacks the model, so the CLI can stop with one line at the start.
+   * One cheap request, no retries, before the first request of a run: throws the BackendError the
+   * runs would end with when the server is down, lacks the model or refuses the key, so the CLI can
+   * stop with one line at the start.
    */
   preflight(): Promise<ServerInfo>;
 }
@@ -73,6 +74,4 @@ export interface LiveBackend extends ConfiguredBackend {
 export interface ServerInfo {
   /** The model's trained context length (Ollama's /api/show), when the server says. */
   readonly contextLength?: number | undefined;
-  /** Whether GET /models lists the model (OpenAI-compatible servers); undefined when it cannot say. */
-  readonly modelListed?: boolean | undefined;
 }

@@ -18,7 +18,9 @@ export type ErrorCode =
   | 'BASELINE_INVALID'
   | 'BACKEND_UNREACHABLE'
   | 'WORKER_FAILED'
-  | 'INTERRUPTED';
+  | 'INTERRUPTED'
+  /** Runs of a matrix ended with status `error`: they are saved, and --resume runs them again. */
+  | 'RUN_ERRORS';
 
 export class CtxbenchError extends Error {
   constructor(

@@ -250,6 +250,29 @@ describe('disabled', () => {
   });
 });
 
+describe('holdsAnswers', () => {
+  it("is true once an answer of this provider, base URL and model is stored, never for another's", async () => {
+    const cache = wrap(fakeBackend());
+    expect(await cache.holdsAnswers()).toBe(false); // no folder yet
+    await wrap(fakeBackend(), { model: 'llama3' }).complete(REQUEST);
+    await wrap(fakeBackend(), { baseUrl: 'http://gpu-box:11434' }).complete(REQUEST);
+    await wrap(fakeBackend('openai:chat:qwen2.5-coder:7b')).complete(REQUEST);
+    await writeFile(join(dir, 'notes.txt'), 'mine');
+    expect(await cache.holdsAnswers()).toBe(false);
+    await cache.complete(REQUEST);
+    expect(await wrap(fakeBackend()).holdsAnswers()).toBe(true);
+    expect(await wrap(fakeBackend(), { enabled: false }).holdsAnswers()).toBe(false);
+  });
+
+  it('skips entries it cannot read', async () => {
+    const cache = wrap(fakeBackend());
+    await cache.complete(REQUEST);
+    const [file] = await entryFiles(dir);
+    await writeFile(file!, '{ not json');
+    expect(await cache.holdsAnswers()).toBe(false);
+  });
+});
+
 describe('clearCache', () => {
   it('removes every entry, says how many, and leaves other files alone', async () => {
     const cache = wrap(fakeBackend());

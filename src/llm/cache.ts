@@ -58,6 +58,11 @@ export interface CachedBackend extends Backend {
   readonly stats: CacheStats;
   /** The cache key of a request (sha256 hex), for tests and diagnostics. */
   keyOf(request: ChatRequest): string;
+  /**
+   * Whether an answer of this provider, base URL and model is stored (another model's or server's
+   * never answers this one's requests). False when the cache is off.
+   */
+  holdsAnswers(): Promise<boolean>;
 }
 
 /** Wraps `backend` so identical requests are answered from disk, marked `cached: true`. */
@@ -84,6 +89,8 @@ export function cachedBackend(backend: Backend, options: CacheOptions = {}): Cac
       return { ...counts };
     },
     keyOf,
+    // The entries' own provider, baseUrl and model fields (the key is a hash): a scan, stopping at the first.
+    holdsAnswers: async () => enabled && (await someEntry(dir, (entry) => entry['provider'] === fixed.provider && entry['baseUrl'] === fixed.baseUrl && entry['model'] === fixed.model)),
     async complete(request: ChatRequest): Promise<ChatResponse> {
       if (!enabled) return backend.complete(request);
       const key = keyOf(request);
@@ -123,6 +130,28 @@ export async function clearCache(dir: string = DEFAULT_CACHE_DIR): Promise<numbe
   }
   await rmdir(root).catch(() => undefined);
   return removed;
+}
+
+/** Whether an entry under `dir` (read as JSON, unreadable ones skipped) satisfies `test`; stops at the first. */
+async function someEntry(dir: string, test: (entry: Record<string, unknown>) => boolean): Promise<boolean> {
+  for (const shard of await listDir(dir)) {
+    if (!/^[0-9a-f]{2}$/.test(shard)) continue;
+    for (const name of await listDir(join(dir, shard))) {
+      if (!/^[0-9a-f]{64}\.json$/.test(name)) continue;
+      const entry = await readJson(join(dir, shard, name));
+      if (typeof entry === 'object' && entry !== null && test(entry as Record<string, unknown>)) return true;
+    }
+  }
+  return false;
+}
+
+/** The file's JSON, or undefined when it cannot be read or parsed. */
+async function readJson(file: string): Promise<unknown> {
+  try {
+    return JSON.parse(await readFile(file, 'utf8'));
+  } catch {
+    return undefined;
+  }
 }
 
 // ---- key material ----

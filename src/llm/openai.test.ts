@@ -4,6 +4,7 @@
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { assistantMessage, systemMessage, toolMessage, userMessage, type Message } from '../core/messages.js';
 import { createTokenCounter, type TokenCounter } from '../core/tokens.js';
+import { faultServer, openAiError } from '../../test/helpers/fault-server.js';
 import { startModelServer, type RunningServer, type ServerOptions } from '../server/index.js';
 import { createOpenAiBackend } from './openai.js';
 import { BackendError, type RetryPolicy } from './retry.js';
@@ -214,10 +215,40 @@ describe('openai backend (real client, local server)', () => {
   });
 
   describe('preflight', () => {
-    it('says whether GET /models lists the model', async () => {
+    it('passes a model GET /models lists, without a chat request', async () => {
       const s = await serve();
-      expect(await backend(s.url).preflight()).toEqual({ modelListed: true });
-      expect(await backend(s.url, { model: 'gpt-9' }).preflight()).toEqual({ modelListed: false });
+      expect(await backend(s.url).preflight()).toEqual({});
+      expect(chatBodies(s)).toHaveLength(0);
+    });
+
+    it('asks one output token for a model GET /models does not list, and fails as a run would (404)', async () => {
+      const s = await serve();
+      const missing = await failure(backend(s.url, { model: 'gpt-9' }).preflight());
+      expect([missing.kind, missing.status, missing.attempts]).toEqual(['http', 404, 1]);
+      expect(missing.message).toMatch(new RegExp(`^${s.url}/v1 has no model 'gpt-9' \\(404: `));
+      expect(chatBodies(s).map((b) => b['max_tokens'])).toEqual([1]);
+    });
+
+    it('passes a model the listing leaves out that the server still serves (an alias)', async () => {
+      const completion = { id: 'c', object: 'chat.completion', created: 0, model: MODEL, choices: [{ index: 0, message: { role: 'assistant', content: 'OK' }, finish_reason: 'length' }] };
+      const aliasing = await faultServer((request) => (request.endsWith('/models') ? [200, { object: 'list', data: [] }] : [200, completion]));
+      try {
+        expect(await backend(aliasing.url).preflight()).toEqual({});
+        expect(aliasing.requests).toEqual(['GET /v1/models', 'POST /v1/chat/completions']);
+      } finally {
+        await aliasing.close();
+      }
+    });
+
+    it('fails at once, naming OPENAI_API_KEY, on a refused key (401)', async () => {
+      const refusing = await faultServer(() => [401, openAiError('Incorrect API key provided')]);
+      try {
+        const refused = await failure(backend(refusing.url).preflight());
+        expect([refused.status, refused.attempts]).toEqual([401, 1]);
+        expect(refused.message).toBe(`${refusing.url}/v1 refused the API key (401: Incorrect API key provided); check OPENAI_API_KEY`);
+      } finally {
+        await refusing.close();
+      }
     });
 
     it('fails at once on a server that is down', async () => {

@@ -135,7 +135,7 @@ export function createOpenAiBackend(settings: OpenAiSettings): LiveBackend {
       return new BackendError('http', `${url} has no model '${model}' (404: ${message}); check the model name and --base-url${hint}`, { status });
     }
     if (status === 401 || status === 403) {
-      return new BackendError('http', `${url} refused the API key (${status}: ${message}); set OPENAI_API_KEY`, { status });
+      return new BackendError('http', `${url} refused the API key (${status}: ${message}); check OPENAI_API_KEY`, { status });
     }
     const retryable = status === 429 || status >= 500;
     const retryAfterMs = retryable ? retryAfterOf(error.headers) : undefined;
@@ -149,13 +149,19 @@ export function createOpenAiBackend(settings: OpenAiSettings): LiveBackend {
     options: { url, model, stream },
     async preflight(): Promise<ServerInfo> {
       try {
-        const listed = await client.models.list();
-        return { modelListed: listed.data.some((m) => m.id === model) };
+        if ((await client.models.list()).data.some((m) => m.id === model)) return {};
       } catch (error) {
         // A server without GET /models (some local ones) cannot say; anything else is what a run would meet.
-        if (error instanceof APIError && error.status === 404) return {};
+        if (!(error instanceof APIError && error.status === 404)) throw classify(error);
+      }
+      // Not listed: an alias the server still serves (Ollama's tags, llama.cpp's single model), or no
+      // such model. One output token tells, and fails as the runs would.
+      try {
+        await whole({ model, messages: [{ role: 'user', content: 'Say OK.' }], max_tokens: 1 });
+      } catch (error) {
         throw classify(error);
       }
+      return {};
     },
     async complete(request: ChatRequest): Promise<ChatResponse> {
       const tools = toolNamesOf(request.messages);

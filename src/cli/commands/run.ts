@@ -67,10 +67,24 @@ const PROBE_MODES = ['auto', 'ask', 'context'] as const;
 export async function runCommand(options: RunOptions, context: MatrixCommandContext): Promise<void> {
   const selections = select(options.strategy, options.preset);
   const params = resolveParams(selections.map(paramOwner), options.param.map(parseAssignment));
-  await runEntries(
+  const runs = await runEntries(
     options,
     selections.map((s) => ({ strategy: s.strategy, preset: s.preset?.name, params: params.get(s.name)! })),
     context,
+  );
+  failOnRunErrors(runs);
+}
+
+/**
+ * The end of a matrix command whose runs a backend error ended (status `error`): after the summary, a
+ * last line with how many and the first reason, and the exit code of RUN_ERRORS.
+ */
+export function failOnRunErrors(runs: readonly RunResult[]): void {
+  const failed = runs.filter((r) => r.summary.status === 'error');
+  if (failed.length === 0) return;
+  throw new CtxbenchError(
+    'RUN_ERRORS',
+    `${failed.length} of ${runs.length} runs ended with a backend error (the first: ${failed[0]!.summary.failure ?? 'no reason recorded'}); the same command with --resume runs them again`,
   );
 }
 
@@ -87,7 +101,8 @@ export const paramOwner = (s: Selection): ParamOwner => ({
  * Everything `bench run` does once the strategy entries are known (`bench sweep` passes a grid's):
  * checks the other flags, runs the matrix into the database as a batch, prints the summary and writes
  * the report. Returns the batch's runs, in matrix order; throws INTERRUPTED after printing them when
- * Ctrl-C stopped the batch.
+ * Ctrl-C or SIGTERM stopped the batch, and BACKEND_UNREACHABLE without printing them when the server
+ * was found unusable at the first request the cache could not answer.
  */
 export async function runEntries(options: RunOptions, entries: readonly MatrixEntry[], context: MatrixCommandContext): Promise<RunResult[]> {
   const mock = {
@@ -139,7 +154,7 @@ export async function runEntries(options: RunOptions, entries: readonly MatrixEn
         batchId: options.batchId,
         resume: options.resume,
         origin: { command: ['bench', ...context.argv].join(' '), version: VERSION, gitSha: gitRevision(PACKAGE_ROOT) },
-        signal,
+        signal: AbortSignal.any([signal, opened.unusable]),
         onCalibration: (calibration) => calibration.forEach((c) => out.write(`${calibrationLine(c)}\n`)),
         onStart: (start) => {
           announce(start, options, shard);
@@ -155,6 +170,11 @@ export async function runEntries(options: RunOptions, entries: readonly MatrixEn
     await store.close();
   }
 
+  if (opened.unusable.aborted) {
+    // The check that waited for the first request the cache could not answer failed: one line, as at the start.
+    const kept = result.runs.filter((r) => r.summary.status !== 'error').length;
+    throw new CtxbenchError('BACKEND_UNREACHABLE', `${(opened.unusable.reason as Error).message} (${kept} finished run(s) kept in ${options.db}; the same command with --resume runs the rest)`);
+  }
   await printResults(result, opened, options);
   if (result.interrupted) {
     throw new CtxbenchError('INTERRUPTED', `interrupted: ${result.runs.length} finished run(s) kept in ${options.db}; the same command with --resume runs the rest`);

@@ -13,7 +13,7 @@ import { select, type Selection } from '../../strategies/index.js';
 import { parseAssignment, resolveParams, type ParamAssignment } from '../../core/params.js';
 import { formatTable } from '../table.js';
 import type { MatrixCommandContext } from '../matrix-command.js';
-import { paramOwner, runEntries, type RunOptions } from './run.js';
+import { failOnRunErrors, paramOwner, runEntries, type RunOptions } from './run.js';
 
 export interface SweepOptions extends RunOptions {
   readonly grid: string[];
@@ -24,6 +24,7 @@ export async function sweepCommand(options: SweepOptions, context: MatrixCommand
   const entries = options.grid.length === 0 ? sideBySide(selections, options) : gridEntries(selections, options);
   const runs = await runEntries(options, entries, context);
   process.stdout.write(`\n${paretoSummary(runs)}\n`);
+  failOnRunErrors(runs);
 }
 
 /** No grid: every selected strategy and preset is one configuration (e.g. the presets against each other). */

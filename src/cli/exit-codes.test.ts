@@ -1,0 +1,43 @@
+import { describe, expect, it } from 'vitest';
+import { CtxbenchError, type ErrorCode } from '../core/errors.js';
+import { EXIT_CODE_MEANINGS, EXIT_CODES, exitCodeOf, exitCodesHelp, STOP_SIGNALS } from './exit-codes.js';
+
+const error = (code: ErrorCode) => new CtxbenchError(code, 'what happened');
+
+describe('exit codes', () => {
+  it('are distinct, and each has its meaning', () => {
+    const codes = Object.values(EXIT_CODES);
+    expect(new Set(codes).size).toBe(codes.length);
+    expect(Object.keys(EXIT_CODE_MEANINGS)).toEqual(Object.keys(EXIT_CODES));
+  });
+
+  it('a signal stops a matrix with 128 + its number, as shells report it', () => {
+    expect(STOP_SIGNALS).toEqual({ SIGINT: 128 + 2, SIGTERM: 128 + 15 });
+  });
+});
+
+describe('exitCodeOf', () => {
+  it('an interrupted matrix: the code of the signal that stopped it (Ctrl-C when unknown)', () => {
+    expect(exitCodeOf(error('INTERRUPTED'))).toBe(EXIT_CODES.interrupted);
+    expect(exitCodeOf(error('INTERRUPTED'), 'SIGINT')).toBe(130);
+    expect(exitCodeOf(error('INTERRUPTED'), 'SIGTERM')).toBe(143);
+  });
+
+  it('runs a backend error ended: their own code, whatever signal came before', () => {
+    expect(exitCodeOf(error('RUN_ERRORS'))).toBe(EXIT_CODES.runErrors);
+    expect(exitCodeOf(error('RUN_ERRORS'), 'SIGTERM')).toBe(75);
+  });
+
+  it.each<ErrorCode>(['BACKEND_UNREACHABLE', 'OPTION_INVALID', 'SCENARIO_INVALID', 'WORKER_FAILED'])('%s: a user-facing error, 1', (code) => {
+    expect(exitCodeOf(error(code))).toBe(EXIT_CODES.userError);
+  });
+});
+
+describe('exitCodesHelp', () => {
+  it('lists every code with its meaning, in numeric order', () => {
+    const lines = exitCodesHelp().split('\n');
+    expect(lines[0]).toBe('Exit codes:');
+    expect(lines.slice(1).map((l) => Number(l.trim().split(' ')[0]))).toEqual(Object.values(EXIT_CODES).toSorted((a, b) => a - b));
+    expect(lines[4]).toBe(`  75   ${EXIT_CODE_MEANINGS.runErrors}`);
+  });
+});
