@@ -12,6 +12,8 @@ export const EXIT_CODES = {
   internalBug: 2,
   /** `bench check` found regressions against its baseline (as promptfoo). */
   regressions: 100,
+  /** `bench check` could not compare like with like: baseline runs missing, configurations changed. */
+  incomparable: 101,
   /** Interrupted by Ctrl-C, finished runs kept: what shells report for SIGINT (128 + 2). */
   interrupted: 130,
 } as const;
