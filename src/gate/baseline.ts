@@ -39,7 +39,7 @@ export interface BatchMeta {
 export const runKey = (run: RunResult): string => `${runLabel(run.config.strategy, run.config.variant)}|${run.config.scenarioId}`;
 
 /** One entry per run key; two runs with one key (the same strategy and scenario twice) is an error. */
-export function runsByKey(runs: readonly RunResult[], where: string): Map<string, RunResult> {
+function runsByKey(runs: readonly RunResult[], where: string): Map<string, RunResult> {
   const byKey = new Map<string, RunResult>();
   for (const run of runs) {
     const key = runKey(run);

@@ -1,6 +1,7 @@
 /**
- * What `bench check` prints and writes: the findings table, a markdown summary (PR comment or
- * $GITHUB_STEP_SUMMARY) and github-action-benchmark's JSON (customSmallerIsBetter).
+ * What `bench check` prints and writes: the findings table, what was not compared and why, the
+ * verdict, a markdown summary (PR comment or $GITHUB_STEP_SUMMARY) and github-action-benchmark's JSON
+ * (customSmallerIsBetter).
  */
 import { aggregateMetrics, costText, type MetricsAggregate } from '../metrics/aggregate.js';
 import { unitOf, type ComparedMetric, type RunMetrics } from '../metrics/run-metrics.js';
@@ -47,7 +48,7 @@ export function countsLine(c: Comparison): string {
 }
 
 /** At most `shown` items, then how many more: "a, b, c, d, e and 7 more". */
-export function shortList(items: readonly string[], shown = 5): string {
+function shortList(items: readonly string[], shown = 5): string {
   const head = items.slice(0, shown).join(', ');
   return items.length > shown ? `${head} and ${items.length - shown} more` : head;
 }
@@ -59,7 +60,7 @@ const CHANGES_SHOWN = 10;
  * One line per distinct change, with the runs it concerns: "configuration changed:
  * masking.softThreshold 0.7 -> 0.5 (12 runs: masking|a, ... and 7 more)"; the first few changes, then a count.
  */
-export function changeLines(c: Comparison): string[] {
+function changeLines(c: Comparison): string[] {
   const runsOf = new Map<string, string[]>();
   for (const { key, changes } of c.changed) for (const change of changes) runsOf.set(change, [...(runsOf.get(change) ?? []), key]);
   const lines = [...runsOf].slice(0, CHANGES_SHOWN).map(([change, keys]) => `configuration changed: ${change} (${plural(keys.length, 'run')}: ${shortList(keys)})`);
@@ -68,13 +69,13 @@ export function changeLines(c: Comparison): string[] {
 }
 
 /** "12 of 180 baseline runs missing: a, b, c, d, e and 7 more", or undefined when none is. */
-export function missingLine(c: Comparison): string | undefined {
+function missingLine(c: Comparison): string | undefined {
   const missing = c.missingFromCandidate;
   return missing.length === 0 ? undefined : `${missing.length} of ${plural(c.baselineRuns, 'baseline run')} missing: ${shortList(missing)}`;
 }
 
 /** "2 runs not in the baseline: a, b", or undefined when there are none. */
-export function addedLine(c: Comparison): string | undefined {
+function addedLine(c: Comparison): string | undefined {
   return c.newInCandidate.length === 0 ? undefined : `${plural(c.newInCandidate.length, 'run')} not in the baseline: ${shortList(c.newInCandidate)}`;
 }
 
@@ -87,8 +88,17 @@ export interface GateOutcome {
 const rewrite = (update: string | undefined, what: string): string => (update === undefined ? '' : `; ${what}: ${update}`);
 
 /** Said once when the baseline keeps no configurations (format 1). */
-export const unknownConfigurationLine = (update: string | undefined): string =>
+const unknownConfigurationLine = (update: string | undefined): string =>
   `Configurations unknown: the baseline is format 1, which keeps none, so a changed setting cannot be named${rewrite(update, 'rewrite it')}`;
+
+/** What was not compared and why, before any number: configurations unknown or changed, runs missing or not in the baseline. */
+export function notComparedLines(c: Comparison, update: string | undefined): string[] {
+  return [
+    ...(c.configurationKnown ? [] : [unknownConfigurationLine(update)]),
+    ...changeLines(c),
+    ...[missingLine(c), addedLine(c)].filter((line) => line !== undefined),
+  ];
+}
 
 /** The verdict as one line, with the fix for each failure: "FAIL: 3 of 10 baseline runs missing (...)"; undefined for a plain pass. */
 export function verdictLine(c: Comparison, { verdict, update }: GateOutcome): string | undefined {
@@ -120,10 +130,7 @@ export function formatText(c: Comparison, gate: GateOutcome): string {
       cells.map((cell, i) => (right.has(i) ? cell.padStart(widths[i]!) : cell.padEnd(widths[i]!))).join('  ').trimEnd();
     lines.push(line(HEADERS), line(widths.map((w) => '-'.repeat(w))), ...rows.map(line), '');
   }
-  if (!c.configurationKnown) lines.push(unknownConfigurationLine(gate.update));
-  lines.push(...changeLines(c));
-  for (const line of [missingLine(c), addedLine(c)]) if (line !== undefined) lines.push(line);
-  lines.push(countsLine(c));
+  lines.push(...notComparedLines(c, gate.update), countsLine(c));
   const verdict = verdictLine(c, gate);
   if (verdict !== undefined) lines.push(verdict);
   return `${lines.join('\n')}\n`;
@@ -190,11 +197,7 @@ export function formatMarkdown(
   const verdict = verdictLine(c, gate);
   if (verdict !== undefined) lines.push(`**${cell(verdict)}**`, '');
   lines.push(countsLine(c), '');
-  const notes = [
-    ...(c.configurationKnown ? [] : [unknownConfigurationLine(gate.update)]),
-    ...changeLines(c),
-    ...[missingLine(c), addedLine(c)].filter((line) => line !== undefined),
-  ];
+  const notes = notComparedLines(c, gate.update);
   if (notes.length > 0) lines.push(...notes.map((note) => `- ${cell(note)}`), '');
   const rows = findingRows(c);
   if (rows.length > 0) {

@@ -19,7 +19,7 @@ import {
   type NumericMetric,
   type RunMetrics,
 } from '../metrics/run-metrics.js';
-import { addedLine, changeLines, countsLine, formatDelta, formatValue, missingLine, unknownConfigurationLine, type GateOutcome } from '../gate/output.js';
+import { countsLine, formatDelta, formatValue, notComparedLines, type GateOutcome } from '../gate/output.js';
 import { fmtInt } from './format.js';
 
 /** A baseline as loaded: where it came from, and its metrics keyed `strategy|scenarioId`. */
@@ -121,17 +121,12 @@ export function baselineDiff(source: BaselineSource, candidate: CandidateRuns): 
     candidate: formatValue(f.metric, f.candidate),
     delta: formatDelta(f),
   });
-  const notes = [
-    ...(comparison.configurationKnown ? [] : [unknownConfigurationLine(source.update)]),
-    ...changeLines(comparison),
-    ...[missingLine(comparison), addedLine(comparison)].filter((line) => line !== undefined),
-  ];
   return {
     file: source.file,
     description: source.description,
     comparison,
     gate: { verdict: gateVerdict(comparison), update: source.update },
-    notes,
+    notes: notComparedLines(comparison, source.update),
     regressions: comparison.regressions.length,
     improvements: comparison.improvements.length,
     regressionsText: plural(comparison.regressions.length, 'regression'),
