@@ -15,6 +15,8 @@ export const EXIT_CODES = {
   runErrors: 75,
   /** `bench check` found regressions against its baseline (as promptfoo). */
   regressions: 100,
+  /** `bench check` could not compare like with like: baseline runs missing, configurations changed. */
+  incomparable: 101,
   /** Interrupted by Ctrl-C (SIGINT), finished runs kept: what shells report for it (128 + 2). */
   interrupted: 130,
   /** Stopped by SIGTERM (a CI cancellation), finished runs kept: 128 + 15. */
@@ -30,6 +32,7 @@ export const EXIT_CODE_MEANINGS: Readonly<Record<keyof typeof EXIT_CODES, string
   internalBug: 'an internal bug: please report it (the stack is printed)',
   runErrors: 'some runs ended with status error (a backend failure outlasted the retries); --resume runs them again',
   regressions: 'bench check found regressions against the baseline',
+  incomparable: 'bench check could not compare like with like (baseline runs missing, configurations changed)',
   interrupted: 'interrupted by Ctrl-C (SIGINT): finished runs kept, --resume runs the rest',
   terminated: 'stopped by SIGTERM (e.g. a CI cancellation): finished runs kept, --resume runs the rest',
 };

@@ -14,6 +14,8 @@ export const DEFAULT_DB = path.join('reports', 'ctxbench.duckdb');
 export const DEFAULT_REPORT = path.join('reports', 'ctxbench-report.html');
 /** The settings file `bench run` and `bench sweep` read from the current directory, the first found. */
 export const CONFIG_FILES = ['ctxbench.config.yaml', 'ctxbench.config.yml', 'ctxbench.config.json'];
+/** The tolerance file `bench check` reads from the baseline's folder, the first found (or the one --tolerances names). */
+export const TOLERANCE_FILES = ['ctxbench.tolerances.yaml', 'ctxbench.tolerances.yml', 'ctxbench.tolerances.json'];
 
 export const VERSION: string = (
   JSON.parse(readFileSync(path.join(PACKAGE_ROOT, 'package.json'), 'utf8')) as { version: string }

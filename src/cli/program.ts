@@ -16,7 +16,7 @@ import { FAULT_KINDS } from '../server/types.js';
 import { EXIT_CODES, exitCodesHelp } from './exit-codes.js';
 import type { MatrixCommandContext } from './matrix-command.js';
 import { collect, GEN_COUNT } from './options.js';
-import { CONFIG_FILES, DEFAULT_DB, DEFAULT_REPORT, VERSION } from './paths.js';
+import { CONFIG_FILES, DEFAULT_DB, DEFAULT_REPORT, TOLERANCE_FILES, VERSION } from './paths.js';
 
 /** What `bench run` runs without --strategy or --preset. */
 const DEFAULT_STRATEGIES = 'raw,masking';
@@ -166,7 +166,7 @@ export function buildProgram(entry: ProgramEntry): Command {
   program
     .command('check')
     .description(
-      `Compare a batch with a baseline per run and metric; exit ${EXIT_CODES.ok} if nothing regressed, ${EXIT_CODES.regressions} on regressions, ${EXIT_CODES.userError} on errors.`,
+      `Compare a batch with a baseline per run and metric, like with like; exit ${EXIT_CODES.ok} if nothing regressed, ${EXIT_CODES.regressions} on regressions, ${EXIT_CODES.incomparable} when baseline runs are missing or configured otherwise, ${EXIT_CODES.userError} on errors.`,
     )
     .requiredOption('--baseline <file>', 'baseline JSON written by `bench baseline`')
     .option('--db <file>', 'DuckDB results file', DEFAULT_DB)
@@ -177,11 +177,14 @@ export function buildProgram(entry: ProgramEntry): Command {
       collect,
       [],
     )
+    .option('--tolerances <file>', `a tolerance file: per metric defaults and per-strategy overrides; --tolerance flags win over it (default: ${TOLERANCE_FILES.join(', ')} beside the baseline)`)
+    .option('--allow-missing', 'pass although baseline runs are missing from the batch (they are listed; at least one must be there)')
+    .option('--accept-changes', 'pass although runs are configured otherwise than in the baseline (they are named, not compared); then update the baseline')
     .option('--json-out <file>', "write per-strategy totals in github-action-benchmark's format (tool: customSmallerIsBetter)")
     .option('--markdown-out <file>', 'write a markdown summary (for a PR comment or $GITHUB_STEP_SUMMARY)')
     .addHelpText(
       'after',
-      `\nExit codes: ${EXIT_CODES.ok} no regression, ${EXIT_CODES.regressions} regressions, ${EXIT_CODES.userError} error (e.g. a missing or malformed baseline).\n` +
+      `\nExit codes: ${EXIT_CODES.ok} no regression, ${EXIT_CODES.regressions} regressions, ${EXIT_CODES.incomparable} not like with like (baseline runs missing, configurations changed), ${EXIT_CODES.userError} error (e.g. a missing or malformed baseline).\n` +
         '\nExamples:\n  bench check --baseline ctxbench-baseline.json\n  bench check --baseline b.json --tolerance inputTokens=rel:5% --tolerance peakContextPct=abs:0.05 --markdown-out "$GITHUB_STEP_SUMMARY"',
     )
     .action(async (opts) => (await import('./commands/gate.js')).checkCommand(opts));

@@ -22,6 +22,8 @@ export interface RunConfig {
   readonly scenarioTitle: string;
   readonly scenarioFile: string;
   readonly sourceFormat: string;
+  /** A hash of the scenario's content (runner/fingerprint.ts), wherever its file lives: tells a baseline the task changed. */
+  readonly scenarioDigest?: string | undefined;
   /** Recorded task outcome (resolved / unresolved / ...), when known. */
   readonly outcome?: string | undefined;
   /** What the user selected: a strategy name, or a preset name (see baseStrategy). */

@@ -1,14 +1,20 @@
 /**
- * The CI baseline: per run (`strategy|scenarioId`) the metrics a regression gate compares, in a stable,
- * pretty-printed JSON file meant to be committed. Deterministic: the same runs give the same bytes,
- * except the top-level `created` field, which `bench check` ignores.
+ * The CI baseline: per run (`strategy|scenarioId`) its configuration and the metrics a regression gate
+ * compares, in a stable, pretty-printed JSON file meant to be committed. Deterministic: the same runs
+ * give the same bytes, except the top-level `created` field, which `bench check` ignores.
  */
 import { CtxbenchError } from '../core/errors.js';
 import { runLabel } from '../core/run-names.js';
 import type { RunResult } from '../core/run-records.js';
 import { METRIC_FIELDS, NULLABLE_METRICS, runMetrics, type RunMetrics } from '../metrics/run-metrics.js';
+import { runConfiguration, runConfigurationSchema, type RunConfiguration } from './configuration.js';
 
-export const BASELINE_FORMAT = 1;
+/**
+ * 2: each run keeps its configuration. Format 1 files (metrics only) are still read: their metrics
+ * compare as before, and `bench check` says once that configuration changes cannot be named.
+ */
+export const BASELINE_FORMAT = 2;
+const READABLE_FORMATS: readonly number[] = [1, BASELINE_FORMAT];
 
 export interface Baseline {
   readonly format: number;
@@ -20,6 +26,8 @@ export interface Baseline {
   readonly command: string;
   /** Keyed by `strategy|scenarioId`, sorted. */
   readonly runs: Readonly<Record<string, RunMetrics>>;
+  /** Each run's configuration, keyed like `runs`; undefined for a format 1 file, which kept none. */
+  readonly configs?: Readonly<Record<string, RunConfiguration>> | undefined;
 }
 
 export interface BatchMeta {
@@ -31,21 +39,31 @@ export interface BatchMeta {
 export const runKey = (run: RunResult): string => `${runLabel(run.config.strategy, run.config.variant)}|${run.config.scenarioId}`;
 
 /** One entry per run key; two runs with one key (the same strategy and scenario twice) is an error. */
-export function metricsByKey(runs: readonly RunResult[], where: string): Map<string, RunMetrics> {
-  const byKey = new Map<string, RunMetrics>();
+function runsByKey(runs: readonly RunResult[], where: string): Map<string, RunResult> {
+  const byKey = new Map<string, RunResult>();
   for (const run of runs) {
     const key = runKey(run);
     if (byKey.has(key)) throw new CtxbenchError('OPTION_INVALID', `${where}: more than one run of ${key}; a baseline needs one run per strategy and scenario`);
-    byKey.set(key, runMetrics(run));
+    byKey.set(key, run);
   }
   return byKey;
 }
 
+const mapValues = <A, B>(map: ReadonlyMap<string, A>, f: (value: A) => B): Map<string, B> => new Map([...map].map(([key, value]) => [key, f(value)]));
+
+/** Each run's metrics by key (see runsByKey). */
+export const metricsByKey = (runs: readonly RunResult[], where: string): Map<string, RunMetrics> => mapValues(runsByKey(runs, where), runMetrics);
+
+/** Each run's configuration by key (see runsByKey). */
+export const configsByKey = (runs: readonly RunResult[], where: string): Map<string, RunConfiguration> =>
+  mapValues(runsByKey(runs, where), (run) => runConfiguration(run.config));
+
 export function buildBaseline(runs: readonly RunResult[], batch: BatchMeta, created: Date, where: string): Baseline {
-  const byKey = metricsByKey(runs, where);
-  const sorted: Record<string, RunMetrics> = {};
-  for (const key of [...byKey.keys()].sort()) sorted[key] = ordered(byKey.get(key)!);
-  return { format: BASELINE_FORMAT, created: created.toISOString(), version: batch.version, command: batch.command, runs: sorted };
+  const byKey = runsByKey(runs, where);
+  const keys = [...byKey.keys()].sort();
+  const runsOut = Object.fromEntries(keys.map((key) => [key, ordered(runMetrics(byKey.get(key)!))]));
+  const configs = Object.fromEntries(keys.map((key) => [key, runConfiguration(byKey.get(key)!.config)]));
+  return { format: BASELINE_FORMAT, created: created.toISOString(), version: batch.version, command: batch.command, runs: runsOut, configs };
 }
 
 function ordered(metrics: RunMetrics): RunMetrics {
@@ -54,8 +72,10 @@ function ordered(metrics: RunMetrics): RunMetrics {
   return out as unknown as RunMetrics;
 }
 
+/** The file's text: each run's configuration first, then its metrics. */
 export function serializeBaseline(baseline: Baseline): string {
-  const { format, created, version, command, runs } = baseline;
+  const { format, created, version, command, configs } = baseline;
+  const runs = Object.fromEntries(Object.entries(baseline.runs).map(([key, metrics]) => [key, configs ? { config: configs[key], ...metrics } : metrics]));
   return `${JSON.stringify({ format, created, version, command, runs }, null, 2)}\n`;
 }
 
@@ -71,11 +91,17 @@ export function parseBaseline(text: string, file: string): Baseline {
     throw bad(`not valid JSON (${(error as Error).message.split('\n')[0]})`);
   }
   if (!isObject(data)) throw bad('expected a JSON object written by `bench baseline`');
-  if (data.format !== BASELINE_FORMAT) throw bad(`unsupported format ${JSON.stringify(data.format)} (expected ${BASELINE_FORMAT}); rewrite it with \`bench baseline\``);
+  const format = data.format;
+  if (typeof format !== 'number' || !READABLE_FORMATS.includes(format)) {
+    throw bad(`unsupported format ${JSON.stringify(format)} (expected ${READABLE_FORMATS.join(' or ')}); rewrite it with \`bench baseline\``);
+  }
   if (!isObject(data.runs)) throw bad('"runs" must be an object of runs keyed by strategy|scenarioId');
+  if (Object.keys(data.runs).length === 0) throw bad('"runs" is empty: a baseline without runs gates nothing; write it with `bench baseline` from a batch that has runs');
   const runs: Record<string, RunMetrics> = {};
+  const configs: Record<string, RunConfiguration> = {};
   for (const [key, value] of Object.entries(data.runs)) {
     if (!isObject(value)) throw bad(`runs["${key}"] must be an object`);
+    if (format !== 1) configs[key] = parseConfiguration(value.config, `runs["${key}"].config`, bad);
     for (const field of METRIC_FIELDS) {
       const v = value[field];
       if (field === 'status') {
@@ -87,12 +113,21 @@ export function parseBaseline(text: string, file: string): Baseline {
     runs[key] = ordered(value as unknown as RunMetrics);
   }
   return {
-    format: BASELINE_FORMAT,
+    format,
     created: typeof data.created === 'string' ? data.created : '',
     version: typeof data.version === 'string' ? data.version : '',
     command: typeof data.command === 'string' ? data.command : '',
     runs,
+    configs: format === 1 ? undefined : configs,
   };
+}
+
+function parseConfiguration(value: unknown, where: string, bad: (problem: string) => CtxbenchError): RunConfiguration {
+  const parsed = runConfigurationSchema.safeParse(value);
+  if (parsed.success) return parsed.data;
+  const issue = parsed.error.issues[0]!;
+  const field = [where, ...issue.path.map(String)].join('.');
+  throw bad(issue.code === 'unrecognized_keys' ? `${field}: unknown setting ${issue.keys.join(', ')}` : `${field}: ${issue.message}`);
 }
 
 function isObject(value: unknown): value is Record<string, unknown> {

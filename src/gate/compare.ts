@@ -1,39 +1,12 @@
 /**
- * The regression gate's comparison: candidate runs against a baseline, per run and metric, with a
- * tolerance per metric (absolute or relative) and a direction (which way is worse).
+ * The regression gate's comparison: candidate runs against a baseline, like with like. A run whose
+ * configuration changed is named, not measured; the others are compared per metric, with a tolerance
+ * (absolute or relative) and a direction (which way is worse). The verdict also fails a gate that
+ * could not compare what the baseline holds (missing runs, changed configurations).
  */
-import { CtxbenchError } from '../core/errors.js';
-import {
-  BETTER,
-  DEFAULT_TOLERANCES,
-  metricValue,
-  NUMERIC_METRICS,
-  type ComparedMetric,
-  type NumericMetric,
-  type RunMetrics,
-  type Tolerance,
-  type Tolerances,
-} from '../metrics/run-metrics.js';
-
-/** Parses `--tolerance metric=abs:X|rel:Y` flags (rel accepts 0.05 or 5%) over the defaults. */
-export function parseTolerances(specs: readonly string[], defaults: Tolerances = DEFAULT_TOLERANCES): Tolerances {
-  const out: Record<NumericMetric, Tolerance> = { ...defaults };
-  for (const spec of specs) {
-    const invalid = (expected: string): CtxbenchError => new CtxbenchError('OPTION_INVALID', `--tolerance ${spec}: expected ${expected}`);
-    const match = /^\s*([A-Za-z]+)\s*=\s*(abs|rel)\s*:\s*([0-9.eE+-]+)\s*(%?)\s*$/.exec(spec);
-    if (!match) throw invalid('metric=abs:X or metric=rel:Y, e.g. inputTokens=rel:5% or peakContextPct=abs:0.05');
-    const [, metric, kind, number, percent] = match;
-    if (!(NUMERIC_METRICS as readonly string[]).includes(metric!)) throw invalid(`a metric among ${NUMERIC_METRICS.join(', ')}`);
-    let value = Number(number);
-    if (percent) {
-      if (kind !== 'rel') throw invalid('a plain number for abs: (a % suffix is only for rel:)');
-      value /= 100;
-    }
-    if (!Number.isFinite(value) || value < 0) throw invalid('a tolerance of at least 0');
-    out[metric as NumericMetric] = { kind: kind as Tolerance['kind'], value };
-  }
-  return out;
-}
+import { BETTER, DEFAULT_TOLERANCES, metricValue, NUMERIC_METRICS, type ComparedMetric, type RunMetrics, type Tolerance, type Tolerances } from '../metrics/run-metrics.js';
+import { configurationChanges, type RunConfiguration } from './configuration.js';
+import type { TolerancesFor } from './tolerances.js';
 
 export interface Finding {
   readonly key: string;
@@ -45,15 +18,36 @@ export interface Finding {
   readonly kind: 'regression' | 'improvement';
 }
 
+/** A run configured otherwise than in the baseline, and how: ["masking.softThreshold 0.7 -> 0.5"]. */
+export interface ConfigurationChange {
+  readonly key: string;
+  readonly changes: readonly string[];
+}
+
 export interface Comparison {
   readonly regressions: readonly Finding[];
   readonly improvements: readonly Finding[];
-  /** Runs in the baseline the candidate does not have (not a regression, but reported). */
+  /** Runs in the baseline the candidate does not have. */
   readonly missingFromCandidate: readonly string[];
   /** Runs the candidate has that the baseline does not. */
   readonly newInCandidate: readonly string[];
-  /** Runs in both. */
+  /** Runs in both whose configuration differs: named, not compared. */
+  readonly changed: readonly ConfigurationChange[];
+  /** Runs in both compared metric by metric. */
   readonly compared: number;
+  /** Runs in the baseline. */
+  readonly baselineRuns: number;
+  /** False when the baseline keeps no configurations (format 1): a changed one cannot be found. */
+  readonly configurationKnown: boolean;
+}
+
+export interface CompareOptions {
+  /** Per metric, or per strategy label (a tolerance file); default DEFAULT_TOLERANCES. */
+  readonly tolerances?: Tolerances | TolerancesFor | undefined;
+  /** The baseline's run configurations; undefined when it keeps none. */
+  readonly baselineConfigs?: Readonly<Record<string, RunConfiguration>> | undefined;
+  /** The candidate's run configurations; needed with baselineConfigs. */
+  readonly candidateConfigs?: ReadonlyMap<string, RunConfiguration> | undefined;
 }
 
 /** How far `candidate` may be worse than `baseline` before it is a regression (and better before it is an improvement). */
@@ -63,19 +57,25 @@ export function allowance(tolerance: Tolerance, baseline: number): number {
 
 const EPSILON = 1e-9;
 
+const strategyOf = (key: string): string => key.slice(0, key.indexOf('|'));
+
 /**
- * Compares each run in both sets. A changed status decides alone: completed -> anything else is a
- * regression, anything else -> completed an improvement; the other metrics of a run whose status
- * changed are not compared (a run that stopped early uses fewer tokens, which is no improvement).
+ * Compares each run in both sets whose configuration is the same (or unknown). A changed status
+ * decides alone: completed -> anything else is a regression, anything else -> completed an
+ * improvement; the other metrics of a run whose status changed are not compared (a run that stopped
+ * early uses fewer tokens, which is no improvement).
  */
 export function compareRuns(
   baseline: Readonly<Record<string, RunMetrics>>,
   candidate: ReadonlyMap<string, RunMetrics> | Readonly<Record<string, RunMetrics>>,
-  tolerances: Tolerances = DEFAULT_TOLERANCES,
+  options: CompareOptions = {},
 ): Comparison {
   const cand = candidate instanceof Map ? candidate : new Map(Object.entries(candidate));
+  const { tolerances = DEFAULT_TOLERANCES, baselineConfigs, candidateConfigs } = options;
+  const tolerancesOf = typeof tolerances === 'function' ? tolerances : () => tolerances;
   const regressions: Finding[] = [];
   const improvements: Finding[] = [];
+  const changed: ConfigurationChange[] = [];
   const baseKeys = Object.keys(baseline).sort();
   const missingFromCandidate = baseKeys.filter((key) => !cand.has(key));
   const newInCandidate = [...cand.keys()].filter((key) => !(key in baseline)).sort();
@@ -84,6 +84,13 @@ export function compareRuns(
     const b = baseline[key]!;
     const c = cand.get(key);
     if (c === undefined) continue;
+    const was = baselineConfigs?.[key];
+    const now = candidateConfigs?.get(key);
+    const changes = was && now ? configurationChanges(key, was, now) : [];
+    if (changes.length > 0) {
+      changed.push({ key, changes });
+      continue;
+    }
     compared += 1;
     if (b.status !== c.status) {
       const finding = { key, metric: 'status', baseline: b.status, candidate: c.status, delta: null } as const;
@@ -97,10 +104,48 @@ export function compareRuns(
       if (bv === null || cv === null) continue;
       const delta = cv - bv;
       const worseBy = BETTER[metric] === 'lower' ? delta : -delta;
-      const allowed = allowance(tolerances[metric], bv) + EPSILON * Math.max(1, Math.abs(bv));
+      const allowed = allowance(tolerancesOf(strategyOf(key))[metric], bv) + EPSILON * Math.max(1, Math.abs(bv));
       if (worseBy > allowed) regressions.push({ key, metric, baseline: bv, candidate: cv, delta, kind: 'regression' });
       else if (-worseBy > allowed) improvements.push({ key, metric, baseline: bv, candidate: cv, delta, kind: 'improvement' });
     }
   }
-  return { regressions, improvements, missingFromCandidate, newInCandidate, compared };
+  return {
+    regressions,
+    improvements,
+    missingFromCandidate,
+    newInCandidate,
+    changed,
+    compared,
+    baselineRuns: baseKeys.length,
+    configurationKnown: baselineConfigs !== undefined && candidateConfigs !== undefined,
+  };
 }
+
+/** What `bench check` lets pass that it would fail otherwise. */
+export interface GateFlags {
+  /** Baseline runs missing from the candidate are listed, not failed (some must still be there). */
+  readonly allowMissing?: boolean | undefined;
+  /** Runs with a changed configuration are listed, not failed. */
+  readonly acceptChanges?: boolean | undefined;
+}
+
+/** What fails the gate: regressions, and what kept it from comparing like with like. */
+export interface GateVerdict {
+  /** Some run got worse beyond its tolerance. */
+  readonly regressed: boolean;
+  /** Baseline runs are missing from the candidate, unless allowed; always when none of them is there. */
+  readonly missingFails: boolean;
+  /** Runs have a changed configuration, unless accepted. */
+  readonly changesFail: boolean;
+}
+
+export function gateVerdict(c: Comparison, flags: GateFlags = {}): GateVerdict {
+  const missing = c.missingFromCandidate.length;
+  return {
+    regressed: c.regressions.length > 0,
+    missingFails: missing > 0 && (!flags.allowMissing || missing === c.baselineRuns),
+    changesFail: c.changed.length > 0 && !flags.acceptChanges,
+  };
+}
+
+export const passed = (v: GateVerdict): boolean => !v.regressed && !v.missingFails && !v.changesFail;

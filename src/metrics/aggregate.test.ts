@@ -3,7 +3,7 @@ import { strategyTable, successTable } from '../cli/summary.js';
 import type { RunResult, RunStatus } from '../core/run-records.js';
 import { metricsByKey } from '../gate/baseline.js';
 import { aggregateByStrategy, formatMarkdown } from '../gate/output.js';
-import { compareRuns } from '../gate/compare.js';
+import { compareRuns, gateVerdict } from '../gate/compare.js';
 import { reportJson } from '../report/exports.js';
 import { sampleRuns } from '../../test/helpers/report-fixtures.js';
 import { aggregateMetrics, aggregateRuns, costText } from './aggregate.js';
@@ -125,7 +125,8 @@ describe('every output tells the same totals', () => {
   const json = JSON.parse(reportJson(runs, { generatedAt: new Date(0), version: 'test' }));
   const candidate = metricsByKey(runs, 'test');
   const gate = new Map(aggregateByStrategy(candidate).map((a) => [a.strategy, a.totals]));
-  const markdown = formatMarkdown(compareRuns({}, candidate), {}, candidate);
+  const comparison = compareRuns({}, candidate);
+  const markdown = formatMarkdown(comparison, {}, candidate, { verdict: gateVerdict(comparison) });
 
   it.each(['masking', 'raw'])('%s: the terminal table, the report JSON and the gate', (strategy) => {
     const config = json.configurations.find((c: { configuration: string }) => c.configuration === strategy);

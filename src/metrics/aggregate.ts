@@ -100,7 +100,8 @@ export function aggregateMetrics(metrics: readonly RunMetrics[]): MetricsAggrega
     inputTokens: sum(metrics, (m) => m.inputTokens),
     outputTokens: sum(metrics, (m) => m.outputTokens),
     overheadTokens: sum(metrics, (m) => m.overheadTokens),
-    cachedInputTokens: sum(metrics, (m) => m.cachedInputTokens),
+    // A run whose provider reported no cache count adds none.
+    cachedInputTokens: sum(metrics, (m) => m.cachedInputTokens ?? 0),
     cost: costOf(metrics),
     peakContext: { max: metrics.reduce((max, m) => Math.max(max, m.peakContextPct), 0), mean: mean(metrics, (m) => m.peakContextPct) },
     probes: { passed: sum(metrics, (m) => m.probesPassed), total: sum(metrics, (m) => m.probesTotal) },

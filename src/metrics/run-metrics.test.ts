@@ -22,7 +22,7 @@ describe('the per-run metrics', () => {
       'probesPassed', 'probesTotal', 'referencePresent', 'referenceTotal', 'costUsd',
     ]);
     expect(COMPARED_METRICS).toEqual([
-      'status', 'steps', 'inputTokens', 'outputTokens', 'overheadTokens', 'cachedInputTokens', 'peakContextPct',
+      'status', 'steps', 'inputTokens', 'outputTokens', 'overheadTokens', 'cachedShare', 'peakContextPct',
       'probesPassed', 'referenceRecall', 'costUsd',
     ]);
     expect(NUMERIC_METRICS).toEqual(COMPARED_METRICS.slice(1));
@@ -34,7 +34,7 @@ describe('the per-run metrics', () => {
       inputTokens: 'lower',
       outputTokens: 'lower',
       overheadTokens: 'lower',
-      cachedInputTokens: 'higher',
+      cachedShare: 'higher',
       peakContextPct: 'lower',
       probesPassed: 'higher',
       referenceRecall: 'higher',
@@ -45,7 +45,7 @@ describe('the per-run metrics', () => {
       inputTokens: 'rel:2%',
       outputTokens: 'rel:2%',
       overheadTokens: 'rel:2%',
-      cachedInputTokens: 'rel:2%',
+      cachedShare: 'abs:0.01',
       peakContextPct: 'abs:0.02',
       probesPassed: 'abs:0',
       referenceRecall: 'abs:0.005',
@@ -58,7 +58,8 @@ describe('the per-run metrics', () => {
     expect(Object.keys(m)).toEqual(METRIC_FIELDS);
     expect(m).toMatchObject({ status: 'completed', probesPassed: 2, probesTotal: 2, referencePresent: 10, referenceTotal: 10 });
     expect(m.peakContextPct).toBe(run.summary.peakContextPct);
-    const bare = runMetrics({ ...run, summary: { ...run.summary, costUsd: undefined, referenceRecall: undefined } });
+    const unknownCached = { cachedInputTokens: undefined as unknown as number }; // a live run whose provider reported no cache count
+    const bare = runMetrics({ ...run, summary: { ...run.summary, ...unknownCached, costUsd: undefined, referenceRecall: undefined } });
     expect(METRIC_FIELDS.filter((f) => bare[f] === null)).toEqual([...NULLABLE_METRICS]);
   });
 
@@ -68,5 +69,14 @@ describe('the per-run metrics', () => {
     expect(metricValue({ ...m, referencePresent: 0, referenceTotal: 0 }, 'referenceRecall')).toBeNull();
     expect(metricValue({ ...m, referencePresent: null, referenceTotal: null }, 'referenceRecall')).toBeNull();
     expect(metricValue(m, 'inputTokens')).toBe(run.summary.inputTokens);
+  });
+
+  it('compare the cached share of input, not the cached token count, none when either is unknown', () => {
+    const m = runMetrics(run);
+    // Fewer input tokens with the same share cached: the count fell, the share did not.
+    expect(metricValue({ ...m, cachedInputTokens: 600, inputTokens: 1000 }, 'cachedShare')).toBe(0.6);
+    expect(metricValue({ ...m, cachedInputTokens: 300, inputTokens: 500 }, 'cachedShare')).toBe(0.6);
+    expect(metricValue({ ...m, cachedInputTokens: null }, 'cachedShare')).toBeNull();
+    expect(metricValue({ ...m, cachedInputTokens: 0, inputTokens: 0 }, 'cachedShare')).toBeNull();
   });
 });

@@ -22,8 +22,10 @@ interface MetricSpec {
   readonly unit: MetricUnit;
   /** A run's value, for the metrics a baseline file keeps (in this table's order); absent for a derived one. */
   readonly of?: (run: RunResult) => RunStatus | number | null;
-  /** The value may be null: the run has none (no recorded references, no price). */
+  /** The value may be null: the run has none (no recorded references, no price, no cache count from the provider). */
   readonly nullable?: true;
+  /** A derived metric: the share `part / whole` of two stored metrics; none when either is null or the whole is 0. */
+  readonly ratio?: readonly [part: string, whole: string];
   /** `bench check` compares it: 'status' by the status rule (gate/compare.ts), otherwise by direction and tolerance. */
   readonly check?: 'status' | { readonly better: Direction; readonly tolerance: Tolerance };
 }
@@ -39,8 +41,10 @@ export const RUN_METRICS = {
   inputTokens: { unit: 'count', of: (run) => run.summary.inputTokens, check: { better: 'lower', tolerance: rel(0.02) } },
   outputTokens: { unit: 'count', of: (run) => run.summary.outputTokens, check: { better: 'lower', tolerance: rel(0.02) } },
   overheadTokens: { unit: 'count', of: (run) => run.summary.overheadTokens, check: { better: 'lower', tolerance: rel(0.02) } },
-  // More prompt-cache hits: cheaper input.
-  cachedInputTokens: { unit: 'count', of: (run) => run.summary.cachedInputTokens, check: { better: 'higher', tolerance: rel(0.02) } },
+  // Input tokens that hit the prompt cache; null when a live provider reported no cache count.
+  cachedInputTokens: { unit: 'count', of: (run): number | null => run.summary.cachedInputTokens ?? null, nullable: true },
+  // The share of input billed at the cache price, compared rather than the count, which falls whenever input falls.
+  cachedShare: { unit: 'fraction', ratio: ['cachedInputTokens', 'inputTokens'] as const, check: { better: 'higher', tolerance: abs(0.01) } },
   // Fraction of the window at the fullest request.
   peakContextPct: { unit: 'fraction', of: (run) => run.summary.peakContextPct, check: { better: 'lower', tolerance: abs(0.02) } },
   // Probes answered verbatim, from a summary or recoverable from the offload store.
@@ -49,8 +53,8 @@ export const RUN_METRICS = {
   // Recorded references still in context when used; null when the scenario records none.
   referencePresent: { unit: 'count', of: (run) => run.summary.referenceRecall?.present ?? null, nullable: true },
   referenceTotal: { unit: 'count', of: (run) => run.summary.referenceRecall?.total ?? null, nullable: true },
-  // referencePresent / referenceTotal (metricValue), compared rather than its parts.
-  referenceRecall: { unit: 'fraction', check: { better: 'higher', tolerance: abs(0.005) } },
+  // Compared rather than its parts.
+  referenceRecall: { unit: 'fraction', ratio: ['referencePresent', 'referenceTotal'] as const, check: { better: 'higher', tolerance: abs(0.005) } },
   // null when the price model's price is unknown.
   costUsd: { unit: 'usd', of: (run) => run.summary.costUsd ?? null, nullable: true, check: { better: 'lower', tolerance: rel(0.02) } },
 } satisfies Record<string, MetricSpec>;
@@ -63,6 +67,8 @@ export type StoredMetric = { [K in MetricName]: Specs[K] extends { of: unknown }
 export type ComparedMetric = { [K in MetricName]: Specs[K] extends { check: unknown } ? K : never }[MetricName];
 /** The compared metrics with a direction and a tolerance: all but status. */
 export type NumericMetric = { [K in MetricName]: Specs[K] extends { check: { better: Direction } } ? K : never }[MetricName];
+/** The derived metrics: a share of two stored ones. */
+export type RatioMetric = { [K in MetricName]: Specs[K] extends { ratio: readonly [StoredMetric, StoredMetric] } ? K : never }[MetricName];
 
 /** A run's metrics as a baseline file keeps them. */
 export type RunMetrics = { readonly [K in StoredMetric]: ReturnType<Specs[K]['of']> };
@@ -97,11 +103,16 @@ export function runMetrics(run: RunResult): RunMetrics {
   return Object.fromEntries(METRIC_FIELDS.map((m) => [m, spec(m).of!(run)])) as RunMetrics;
 }
 
-/** A compared metric's value for a run; null when it has none (no price, no recorded references). */
+export const isRatio = (metric: MetricName): metric is RatioMetric => spec(metric).ratio !== undefined;
+
+/** The stored metrics a derived one is the share of: [part, whole]. */
+export const ratioParts = (metric: RatioMetric): readonly [StoredMetric, StoredMetric] => RUN_METRICS[metric].ratio;
+
+/** A compared metric's value for a run; null when it has none (no price, no recorded references, no cache count). */
 export function metricValue(metrics: RunMetrics, metric: NumericMetric): number | null {
-  if (metric === 'referenceRecall') {
-    const { referencePresent: present, referenceTotal: total } = metrics;
-    return present === null || total === null || total === 0 ? null : present / total;
-  }
-  return metrics[metric];
+  if (!isRatio(metric)) return metrics[metric];
+  const [partField, wholeField] = ratioParts(metric);
+  const part = metrics[partField] as number | null;
+  const whole = metrics[wholeField] as number | null;
+  return part === null || whole === null || whole === 0 ? null : part / whole;
 }

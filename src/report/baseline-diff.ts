@@ -1,19 +1,25 @@
 /**
  * The report's baseline diff: the runs against an older batch or a `bench baseline` file, compared as
- * `bench check` compares them (same metrics, directions and default tolerances), plus per-metric
- * totals over the runs both have, so a reader sees the size of a change and not only its verdicts.
+ * `bench check` compares them (same metrics, directions and default tolerances, changed configurations
+ * named first and not compared), plus per-metric totals over the runs compared, so a reader sees the
+ * size of a change and not only its verdicts.
  */
-import { allowance, compareRuns, type Comparison, type Finding } from '../gate/compare.js';
+import type { RunResult } from '../core/run-records.js';
+import { configsByKey, metricsByKey } from '../gate/baseline.js';
+import type { RunConfiguration } from '../gate/configuration.js';
+import { allowance, compareRuns, gateVerdict, type Comparison, type Finding } from '../gate/compare.js';
 import {
   BETTER,
   COMPARED_METRICS,
   DEFAULT_TOLERANCES,
+  isRatio,
   metricValue,
+  ratioParts,
   type ComparedMetric,
   type NumericMetric,
   type RunMetrics,
 } from '../metrics/run-metrics.js';
-import { countsLine, formatDelta, formatValue } from '../gate/output.js';
+import { countsLine, formatDelta, formatValue, notComparedLines, type GateOutcome } from '../gate/output.js';
 import { fmtInt } from './format.js';
 
 /** A baseline as loaded: where it came from, and its metrics keyed `strategy|scenarioId`. */
@@ -23,6 +29,22 @@ export interface BaselineSource {
   /** What it holds: which batch or baseline, when, made by which command. */
   readonly description: string;
   readonly runs: Readonly<Record<string, RunMetrics>>;
+  /** Each run's configuration; undefined for a baseline file of format 1, which kept none. */
+  readonly configs?: Readonly<Record<string, RunConfiguration>> | undefined;
+  /** The command that makes the reported batch the new baseline (a baseline file's source); undefined for a database. */
+  readonly update?: string | undefined;
+}
+
+/** The reported runs, keyed as a baseline keys them. */
+export interface CandidateRuns {
+  readonly metrics: ReadonlyMap<string, RunMetrics>;
+  readonly configs: ReadonlyMap<string, RunConfiguration>;
+}
+
+/** The runs' metrics and configurations by key; `database` names them in the error for two runs of one key. */
+export function candidateRuns(runs: readonly RunResult[], database: string | undefined): CandidateRuns {
+  const where = database ?? 'the reported runs';
+  return { metrics: metricsByKey(runs, where), configs: configsByKey(runs, where) };
 }
 
 export type Change = 'regression' | 'improvement' | 'same';
@@ -51,6 +73,10 @@ export interface BaselineDiff {
   readonly file: string;
   readonly description: string;
   readonly comparison: Comparison;
+  /** The verdict `bench check` would give with its defaults (no --allow-missing, no --accept-changes). */
+  readonly gate: GateOutcome;
+  /** What the reader must know before the numbers: configurations unknown or changed, runs missing or added. */
+  readonly notes: string[];
   readonly regressions: number;
   readonly improvements: number;
   /** "3 regressions", "1 improvement". */
@@ -60,14 +86,13 @@ export interface BaselineDiff {
   readonly counts: string;
   readonly totals: MetricTotal[];
   readonly findings: FindingRow[];
-  readonly missing: string[];
-  readonly added: string[];
 }
 
-export function baselineDiff(source: BaselineSource, candidate: ReadonlyMap<string, RunMetrics>): BaselineDiff {
-  const comparison = compareRuns(source.runs, candidate);
-  const both = Object.keys(source.runs).filter((key) => candidate.has(key));
-  const pairs = both.map((key) => ({ before: source.runs[key]!, after: candidate.get(key)! }));
+export function baselineDiff(source: BaselineSource, candidate: CandidateRuns): BaselineDiff {
+  const comparison = compareRuns(source.runs, candidate.metrics, { baselineConfigs: source.configs, candidateConfigs: candidate.configs });
+  const changed = new Set(comparison.changed.map((c) => c.key));
+  const both = Object.keys(source.runs).filter((key) => candidate.metrics.has(key) && !changed.has(key));
+  const pairs = both.map((key) => ({ before: source.runs[key]!, after: candidate.metrics.get(key)! }));
   const count = (metric: ComparedMetric, findings: readonly Finding[]): number => findings.filter((f) => f.metric === metric).length;
   const totals = COMPARED_METRICS.map((metric): MetricTotal => {
     const [before, after] = metric === 'status' ? completedTotals(pairs) : numericTotals(metric, pairs);
@@ -100,6 +125,8 @@ export function baselineDiff(source: BaselineSource, candidate: ReadonlyMap<stri
     file: source.file,
     description: source.description,
     comparison,
+    gate: { verdict: gateVerdict(comparison), update: source.update },
+    notes: notComparedLines(comparison, source.update),
     regressions: comparison.regressions.length,
     improvements: comparison.improvements.length,
     regressionsText: plural(comparison.regressions.length, 'regression'),
@@ -107,8 +134,6 @@ export function baselineDiff(source: BaselineSource, candidate: ReadonlyMap<stri
     counts: countsLine(comparison),
     totals,
     findings: [...comparison.regressions.map(row), ...comparison.improvements.map(row)],
-    missing: [...comparison.missingFromCandidate],
-    added: [...comparison.newInCandidate],
   };
 }
 
@@ -119,13 +144,14 @@ function completedTotals(pairs: readonly Pair[]): [number, number] {
   return [pairs.reduce((n, p) => n + done(p.before), 0), pairs.reduce((n, p) => n + done(p.after), 0)];
 }
 
-/** Sums; the peak context as a mean and reference recall as kept / used over the runs that have both values. */
+/** Sums; the peak context as a mean and a share (reference recall, cached share) as part / whole over the runs that have both values. */
 function numericTotals(metric: NumericMetric, pairs: readonly Pair[]): [number, number] {
   const valid = pairs.filter((p) => metricValue(p.before, metric) !== null && metricValue(p.after, metric) !== null);
   const total = (side: 'before' | 'after'): number => {
-    if (metric === 'referenceRecall') {
-      const used = valid.reduce((n, p) => n + p[side].referenceTotal!, 0);
-      return used === 0 ? 0 : valid.reduce((n, p) => n + p[side].referencePresent!, 0) / used;
+    if (isRatio(metric)) {
+      const [part, whole] = ratioParts(metric);
+      const sum = (field: typeof part): number => valid.reduce((n, p) => n + (p[side][field] as number), 0);
+      return sum(whole) === 0 ? 0 : sum(part) / sum(whole);
     }
     const values = valid.map((p) => metricValue(p[side], metric)!);
     const summed = values.reduce((n, v) => n + v, 0);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { metricsByKey } from '../gate/baseline.js';
+import { configsByKey, metricsByKey } from '../gate/baseline.js';
 import type { RunResult } from '../core/run-records.js';
 import { INJECTION, sampleRuns } from '../../test/helpers/report-fixtures.js';
 import { reportCsv, reportJson, reportMarkdown } from './exports.js';
@@ -79,7 +79,7 @@ describe('reportJson', () => {
 
   it('carries the baseline comparison when there is one', () => {
     const baselineRuns = Object.fromEntries(metricsByKey(runs, 'test'));
-    baselineRuns['raw|swe-auth-001'] = { ...baselineRuns['raw|swe-auth-001']!, inputTokens: 1000 };
+    baselineRuns['raw|swe-auth-001'] = { ...baselineRuns['raw|swe-auth-001']!, inputTokens: 1000, cachedInputTokens: null };
     const withBaseline = JSON.parse(reportJson(runs, { ...meta, baseline: { file: 'b.json', description: 'baseline file', runs: baselineRuns } }));
     expect(withBaseline.baseline.regressions).toEqual([
       { key: 'raw|swe-auth-001', metric: 'inputTokens', baseline: 1000, candidate: 22_000, delta: 21_000, kind: 'regression' },
@@ -113,5 +113,17 @@ describe('reportMarkdown', () => {
     expect(md).toContain('Baseline: `b.json`, baseline file');
     expect(md).toContain('## ctxbench check: pass');
     expect(md).toContain('0 regressions, 0 improvements over 6 runs compared');
+  });
+
+  it('names a changed configuration in the verdict, the markdown and the JSON', () => {
+    const runs = sampleRuns();
+    const configs = Object.fromEntries(configsByKey(runs, 'test'));
+    configs['raw|swe-auth-001'] = { ...configs['raw|swe-auth-001']!, model: 'gpt-4o-mini' };
+    const baseline = { file: 'b.json', description: 'baseline file', runs: Object.fromEntries(metricsByKey(runs, 'test')), configs };
+    const md = reportMarkdown(runs, { ...meta, baseline });
+    expect(md).toContain('## ctxbench check: FAIL');
+    expect(md).toContain(`- configuration changed: model gpt-4o-mini -&gt; ${runs[0]!.config.model} (1 run: raw\\|swe-auth-001)`);
+    const json = JSON.parse(reportJson(runs, { ...meta, baseline }));
+    expect(json.baseline.configurationChanged).toEqual([{ key: 'raw|swe-auth-001', changes: [`model gpt-4o-mini -> ${runs[0]!.config.model}`] }]);
   });
 });

@@ -2,7 +2,6 @@
  * The report's other outputs, from the same numbers as the HTML page: JSON (for tools), CSV (one row
  * per run, for spreadsheets) and markdown (for a PR comment or a CI job summary).
  */
-import { metricsByKey } from '../gate/baseline.js';
 import { aggregateRuns } from '../metrics/aggregate.js';
 import { runMetrics } from '../metrics/run-metrics.js';
 import { formatMarkdown } from '../gate/output.js';
@@ -11,6 +10,7 @@ import { columnsOf, runsByColumn, scenarioGroupOf } from './columns.js';
 import { markdownCode, markdownText } from '../core/markdown.js';
 import { plain } from './format.js';
 import { runSuccess, SUCCESS_DEFINITION } from './pareto.js';
+import { candidateRuns } from './baseline-diff.js';
 import { buildView, type ReportMeta } from './view.js';
 
 /** Bumped when a field of the JSON output changes meaning or goes away (2: a partly priced costUsd is the priced runs' sum, no longer null). */
@@ -76,8 +76,9 @@ export function reportJson(runs: readonly RunResult[], meta: ReportMeta): string
       description: view.baseline.description,
       regressions: view.baseline.comparison.regressions,
       improvements: view.baseline.comparison.improvements,
-      missingFromCandidate: view.baseline.missing,
-      newInCandidate: view.baseline.added,
+      missingFromCandidate: view.baseline.comparison.missingFromCandidate,
+      newInCandidate: view.baseline.comparison.newInCandidate,
+      configurationChanged: view.baseline.comparison.changed,
     },
   };
   return `${JSON.stringify(out, null, 2)}\n`;
@@ -167,7 +168,7 @@ export function reportMarkdown(runs: readonly RunResult[], meta: ReportMeta): st
   }
   if (view.baseline && meta.baseline) {
     lines.push(`Baseline: ${markdownCode(view.baseline.file)}, ${mdCell(view.baseline.description)}`, '');
-    lines.push(formatMarkdown(view.baseline.comparison, meta.baseline.runs, metricsByKey(runs, meta.database ?? 'the reported runs')));
+    lines.push(formatMarkdown(view.baseline.comparison, meta.baseline.runs, candidateRuns(runs, meta.database).metrics, view.baseline.gate));
   }
   return `${lines.join('\n').trimEnd()}\n`;
 }

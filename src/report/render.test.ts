@@ -2,7 +2,7 @@ import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { metricsByKey } from '../gate/baseline.js';
+import { configsByKey, metricsByKey } from '../gate/baseline.js';
 import type { RunResult } from '../core/run-records.js';
 import { HOSTILE_TITLE, INJECTION, SUMMARY_TEXT, WINDOW, sampleRuns } from '../../test/helpers/report-fixtures.js';
 import type { ChartData, StrategySeries } from './curves.js';
@@ -319,7 +319,7 @@ describe('renderReport', () => {
     expect(html).not.toContain('id="baseline"');
     const runs = sampleRuns();
     const base = Object.fromEntries(metricsByKey(runs, 'test'));
-    base['raw|swe-auth-001'] = { ...base['raw|swe-auth-001']!, inputTokens: 1000 };
+    base['raw|swe-auth-001'] = { ...base['raw|swe-auth-001']!, inputTokens: 1000, cachedInputTokens: null };
     base['masking|swe-auth-001'] = { ...base['masking|swe-auth-001']!, probesPassed: 2 };
     const page = renderReport(runs, { ...meta, baseline: { file: 'old.duckdb', description: 'batch b0 <i>', runs: base } });
     const section = /<section id="baseline">([^]*?)<\/section>/.exec(page)![1]!;
@@ -328,6 +328,17 @@ describe('renderReport', () => {
     expect(section).toContain('<span class="same">0 improvements</span>');
     expect(section).toMatch(/<tr class="regression"><td>regression<\/td><td class="key">raw\|swe-auth-001<\/td><td>inputTokens<\/td><td>1,000<\/td><td>22,000<\/td>/);
     expect(section).toMatch(/<tr class="regression"><th scope="row">probesPassed<\/th><td>11<\/td><td>10<\/td>/);
+  });
+
+  it('names a changed configuration at the top of the baseline diff', () => {
+    const runs = sampleRuns();
+    const configs = Object.fromEntries(configsByKey(runs, 'test'));
+    configs['masking|swe-auth-001'] = { ...configs['masking|swe-auth-001']!, window: 65_536 };
+    const baseline = { file: 'b.json', description: 'baseline file', runs: Object.fromEntries(metricsByKey(runs, 'test')), configs };
+    const section = /<section id="baseline">([^]*?)<\/section>/.exec(renderReport(runs, { ...meta, baseline }))![1]!;
+    const notes = /<ul class="baseline-notes">([^]*?)<\/ul>/.exec(section)![1]!;
+    expect(notes).toContain(`<li>configuration changed: window 65536 -&gt; ${runs[0]!.config.window} (1 run: masking|swe-auth-001)</li>`);
+    expect(section.indexOf('baseline-notes')).toBeLessThan(section.indexOf('class="verdict"'));
   });
 
   it('splits a strategy into columns when its runs differ in params', () => {

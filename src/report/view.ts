@@ -3,10 +3,9 @@
  * per scenario group, Pareto table, matrix, baseline diff) and chart-ready data (token curves, Pareto
  * points, run timelines). Pure, so it is tested without a template or DOM.
  */
-import { metricsByKey } from '../gate/baseline.js';
 import { aggregateRuns } from '../metrics/aggregate.js';
 import type { BatchInfo, RunResult } from '../core/run-records.js';
-import { baselineDiff, type BaselineDiff, type BaselineSource } from './baseline-diff.js';
+import { baselineDiff, candidateRuns, type BaselineDiff, type BaselineSource } from './baseline-diff.js';
 import { columnsOf, runsByColumn, scenarioGroupOf, type Column } from './columns.js';
 import { chartOf, type ChartData } from './curves.js';
 import { distinct, fmtInt, fmtPct, statusText } from './format.js';
@@ -140,7 +139,7 @@ export function buildView(runs: readonly RunResult[], meta: ReportMeta): ReportV
     pareto: { ...pareto, definition: SUCCESS_DEFINITION },
     matrix: { columns: distinctColumns, rows: matrixRows },
     charts: charts.map(({ domId, scenarioId, title }) => ({ domId, scenarioId, title, showId: title !== scenarioId })),
-    baseline: meta.baseline && runs.length ? baselineDiff(meta.baseline, metricsByKey(runs, meta.database ?? 'the reported runs')) : null,
+    baseline: meta.baseline && runs.length ? baselineDiff(meta.baseline, candidateRuns(runs, meta.database)) : null,
     timeline: scenarios.map(([scenarioId, title]) => ({
       scenario: title === scenarioId ? title : `${title} (${scenarioId})`,
       runs: runs.filter((r) => r.config.scenarioId === scenarioId).map((r) => ({ index: runIndex(r), label: `${columnOf(r).label}: ${statusText(r)}` })),

@@ -7,6 +7,7 @@
 import { createHash } from 'node:crypto';
 import { stableJson } from '../core/stable-json.js';
 import type { LoadedScenario } from '../scenarios/load.js';
+import { scenarioDigest } from '../scenarios/digest.js';
 import { entryLabel } from './job-plan.js';
 import type { MatrixEntry } from './matrix-entry.js';
 import type { ParamValue, Params } from '../core/params.js';
@@ -19,11 +20,12 @@ export interface MatrixDefinition {
 }
 
 const sha256 = (text: string): string => createHash('sha256').update(text, 'utf8').digest('hex');
+
 const byKey = <T>(key: (item: T) => string) => (a: T, b: T): number => (key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : 0);
 
 export function matrixFingerprint({ scenarios, entries, settings }: MatrixDefinition): string {
   const scenarioDigests = scenarios
-    .map(({ scenario: { file: _where, ...content }, format }) => ({ id: content.id, format, digest: sha256(stableJson(content)) }))
+    .map(({ scenario, format }) => ({ id: scenario.id, format, digest: scenarioDigest(scenario) }))
     .sort(byKey((s) => s.id));
   const strategies = entries
     .map((entry) => ({ label: entryLabel(entry), strategy: entry.strategy.name, params: entry.params }))

@@ -42,6 +42,15 @@ describe('planJobs', () => {
     expect(planJobs(scenarios, entries, { ...settings, windowOverride: 4096 }).jobs.map((j) => j.window)).toEqual([4096, 4096, 4096, 4096]);
   });
 
+  it('gives each job its scenario content digest: the same wherever the file is, another for other content', () => {
+    const digests = (scenarios: ReturnType<typeof loaded>[]) => planJobs(scenarios, entries, settings).jobs.map((j) => j.scenarioDigest);
+    const [a, b] = digests([loaded('s1', 2, 'here/s1.json'), loaded('s2', 2)]).filter((_, i) => i % 2 === 0);
+    expect(a).toMatch(/^[0-9a-f]{64}$/);
+    expect(digests([loaded('s1', 2, 'elsewhere/s1.yaml')])).toEqual([a, a]);
+    expect(digests([loaded('s1', 3)])[0]).not.toBe(a);
+    expect(b).not.toBe(a);
+  });
+
   it('warns once per model whose window is a guess', () => {
     const guess = { name: 'no-such-model' };
     const { warnings } = planJobs([loaded('s1', 2, 'a.json', guess), loaded('s2', 2, 'b.json', guess)], entries, settings);

@@ -9,6 +9,7 @@ import { runLabel } from '../core/run-names.js';
 import type { Encoding } from '../core/tokens.js';
 import { resolveModel } from '../core/models.js';
 import { calibrationKey } from '../metrics/calibration.js';
+import { scenarioDigest } from '../scenarios/digest.js';
 import type { LoadedScenario } from '../scenarios/load.js';
 import type { Scenario } from '../scenarios/scenario.js';
 import type { MatrixEntry } from './matrix-entry.js';
@@ -25,6 +26,8 @@ export interface Job {
   /** Index into the matrix's entries. */
   readonly entry: number;
   readonly scenarioId: string;
+  /** The scenario's content digest (fingerprint.ts), recorded with the run for the gate. */
+  readonly scenarioDigest: string;
   readonly model: string;
   readonly window: number;
   /** Token calibration factor for the scenario's model, when one was fitted. */
@@ -95,7 +98,10 @@ export function planJobs(scenarios: readonly LoadedScenario[], entries: readonly
     }
     const factor = settings.calibration?.get(calibrationKey(model, settings.encoding));
     const weight = scenario.messages.filter((m) => m.role === 'assistant').length;
-    return labels.map((label, e): Job => ({ index: s * entries.length + e, key: jobKey(label, scenario.id), label, scenario: s, entry: e, scenarioId: scenario.id, model, window, factor, weight }));
+    const digest = scenarioDigest(scenario);
+    return labels.map(
+      (label, e): Job => ({ index: s * entries.length + e, key: jobKey(label, scenario.id), label, scenario: s, entry: e, scenarioId: scenario.id, scenarioDigest: digest, model, window, factor, weight }),
+    );
   });
   return { jobs, warnings };
 }

@@ -49,6 +49,14 @@ describe('runMatrix', () => {
     expect([...three.saved].sort()).toEqual([...one.saved].sort());
   });
 
+  it('records with each run the content digest of its scenario (the job plan’s)', async () => {
+    const counter = await createTokenCounter('o200k_base');
+    const { results } = await runWith(counter, { kind: 'in-thread', backend: createMockBackend(counter) });
+    const digestOf = new Map(jobsOf().map((j) => [j.scenarioId, j.scenarioDigest]));
+    expect(results.map((r) => r.config.scenarioDigest)).toEqual(results.map((r) => digestOf.get(r.config.scenarioId)));
+    expect(new Set(results.map((r) => r.config.scenarioDigest)).size).toBe(scenarios.length);
+  });
+
   describe('on worker threads', () => {
     it('gives the results of the in-thread replay, in matrix order, with 1 or 2 threads', async () => {
       const counter = await createTokenCounter('o200k_base');

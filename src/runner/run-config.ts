@@ -12,6 +12,8 @@ import type { Scenario } from '../scenarios/scenario.js';
 export interface ReplayOptions {
   readonly scenario: Scenario;
   readonly sourceFormat: string;
+  /** The scenario's content digest, recorded with the run (the job plan computes it once per scenario). */
+  readonly scenarioDigest?: string | undefined;
   readonly strategy: StrategyDefinition;
   /** The name the user selected, when it is a preset of `strategy`. */
   readonly preset?: string | undefined;
@@ -49,6 +51,7 @@ export function runConfig(options: ReplayOptions): RunConfig {
     scenarioTitle: scenario.title,
     scenarioFile: scenario.file,
     sourceFormat: options.sourceFormat,
+    scenarioDigest: options.scenarioDigest,
     outcome: scenario.outcome,
     strategy: options.preset ?? strategy.name,
     baseStrategy: strategy.name,

@@ -54,6 +54,7 @@ export function runJob(job: Job, { scenario, format }: LoadedScenario, { strateg
   return replayScenario({
     scenario,
     sourceFormat: format,
+    scenarioDigest: job.scenarioDigest,
     strategy,
     preset,
     variant,

@@ -57,6 +57,7 @@ function makeRun(runId: string, batchId: string, overrides: Partial<RunResult> =
       backendOptions: { recall: 0.8 },
       priceModel: 'gpt-4o',
       calibrationFactor: 1.16,
+      scenarioDigest: 'a'.repeat(64),
       model: 'gpt-4o',
       window: 128_000,
       encoding: 'o200k_base',

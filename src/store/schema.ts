@@ -6,7 +6,7 @@
  */
 
 /** Bump when the layout changes incompatibly; older ctxbench versions then refuse the file. */
-export const SCHEMA_VERSION = 2;
+export const SCHEMA_VERSION = 3;
 
 export type ColumnType = 'INTEGER' | 'BIGINT' | 'DOUBLE' | 'VARCHAR' | 'TIMESTAMP';
 type ColumnSpec = ColumnType | `${ColumnType}?`;
@@ -57,6 +57,8 @@ export const RUNS = table(
     scenario_title: 'VARCHAR',
     scenario_file: 'VARCHAR',
     source_format: 'VARCHAR',
+    // Version 3: the scenario's content hash (scenarios/digest.ts), for the gate to tell a changed task.
+    scenario_digest: 'VARCHAR?',
     outcome: 'VARCHAR?',
     strategy: 'VARCHAR',
     base_strategy: 'VARCHAR',

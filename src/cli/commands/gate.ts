@@ -1,18 +1,22 @@
 /**
  * `bench baseline` and `bench check`: the CI regression gate. `check` ends with exit code 0 when no
- * run got worse beyond its tolerances, EXIT_CODES.regressions when some did, 1 on errors.
+ * run got worse beyond its tolerances and every baseline run was compared like with like,
+ * EXIT_CODES.regressions when some got worse, EXIT_CODES.incomparable when runs are missing or
+ * configured otherwise, 1 on errors.
  */
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { access, mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { CtxbenchError } from '../../core/errors.js';
-import { buildBaseline, metricsByKey, parseBaseline, serializeBaseline, type BatchMeta } from '../../gate/baseline.js';
-import { compareRuns, parseTolerances } from '../../gate/compare.js';
-import { benchmarkJson, formatMarkdown, formatText } from '../../gate/output.js';
+import { buildBaseline, configsByKey, metricsByKey, parseBaseline, serializeBaseline, type BatchMeta } from '../../gate/baseline.js';
+import { compareRuns, gateVerdict } from '../../gate/compare.js';
+import { benchmarkJson, formatMarkdown, formatText, type GateOutcome } from '../../gate/output.js';
+import { parseToleranceFile, tolerancesFor, type TolerancesFor } from '../../gate/tolerances.js';
 import { acquireInstance, releaseInstance } from '../../store/instances.js';
 import { ResultStore } from '../../store/result-store.js';
 import { BATCHES } from '../../store/schema.js';
 import type { RunResult } from '../../core/run-records.js';
 import { EXIT_CODES, ExitWith } from '../exit-codes.js';
+import { TOLERANCE_FILES } from '../paths.js';
 
 export interface BaselineOptions {
   readonly db: string;
@@ -25,6 +29,10 @@ export interface CheckOptions {
   readonly batch?: string;
   readonly baseline: string;
   readonly tolerance: readonly string[];
+  /** A tolerance file; default: the first of TOLERANCE_FILES beside the baseline, if any. */
+  readonly tolerances?: string;
+  readonly allowMissing?: boolean;
+  readonly acceptChanges?: boolean;
   readonly jsonOut?: string;
   readonly markdownOut?: string;
 }
@@ -86,22 +94,51 @@ export async function baselineCommand(options: BaselineOptions): Promise<void> {
   process.stdout.write(`Baseline: ${path.resolve(options.output)} (${Object.keys(baseline.runs).length} runs of batch ${batch.batchId})\n`);
 }
 
-export async function checkCommand(options: CheckOptions): Promise<void> {
-  const tolerances = parseTolerances(options.tolerance);
+/** The tolerance file --tolerances names, or the first found beside the baseline; undefined when neither. */
+async function toleranceFile(options: CheckOptions): Promise<string | undefined> {
+  if (options.tolerances !== undefined) return options.tolerances;
+  const beside = TOLERANCE_FILES.map((name) => path.join(path.dirname(options.baseline), name));
+  for (const file of beside) if (await access(file).then(() => true, () => false)) return file;
+  return undefined;
+}
+
+async function readTolerances(options: CheckOptions): Promise<{ readonly file: string | undefined; readonly tolerances: TolerancesFor }> {
+  const file = await toleranceFile(options);
+  if (file === undefined) return { file, tolerances: tolerancesFor(undefined, options.tolerance) };
   let text: string;
   try {
-    text = await readFile(options.baseline, 'utf8');
+    text = await readFile(file, 'utf8');
+  } catch (error) {
+    throw new CtxbenchError('OPTION_INVALID', `--tolerances ${file}: cannot read (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`);
+  }
+  return { file, tolerances: tolerancesFor(parseToleranceFile(text, file), options.tolerance) };
+}
+
+async function readBaseline(file: string): Promise<string> {
+  try {
+    return await readFile(file, 'utf8');
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
-    const reason = code === 'ENOENT' ? 'no such file; write one with `bench baseline -o ' + options.baseline + '`' : (code ?? 'unreadable');
-    throw new CtxbenchError('BASELINE_INVALID', `${options.baseline}: cannot read the baseline (${reason})`);
+    const reason = code === 'ENOENT' ? 'no such file; write one with `bench baseline -o ' + file + '`' : (code ?? 'unreadable');
+    throw new CtxbenchError('BASELINE_INVALID', `${file}: cannot read the baseline (${reason})`);
   }
-  const baseline = parseBaseline(text, options.baseline);
+}
+
+export async function checkCommand(options: CheckOptions): Promise<void> {
+  const baseline = parseBaseline(await readBaseline(options.baseline), options.baseline);
+  const { file: tolerancesFile, tolerances } = await readTolerances(options);
   const batch = await loadBatch(options.db, options.batch);
-  const candidate = metricsByKey(batch.runs, `${options.db} batch ${batch.batchId}`);
-  const comparison = compareRuns(baseline.runs, candidate, tolerances);
+  const where = `${options.db} batch ${batch.batchId}`;
+  const candidate = metricsByKey(batch.runs, where);
+  const comparison = compareRuns(baseline.runs, candidate, { tolerances, baselineConfigs: baseline.configs, candidateConfigs: configsByKey(batch.runs, where) });
+  const gate: GateOutcome = {
+    verdict: gateVerdict(comparison, options),
+    update: `bench baseline --db ${options.db}${options.batch === undefined ? '' : ` --batch ${options.batch}`} -o ${options.baseline}`,
+  };
   if (options.jsonOut !== undefined) await writeOut(options.jsonOut, `${JSON.stringify(benchmarkJson(candidate), null, 2)}\n`, '--json-out');
-  if (options.markdownOut !== undefined) await writeOut(options.markdownOut, formatMarkdown(comparison, baseline.runs, candidate), '--markdown-out');
-  process.stdout.write(`Checking batch ${batch.batchId} against ${options.baseline}\n${formatText(comparison)}`);
-  if (comparison.regressions.length > 0) throw new ExitWith(EXIT_CODES.regressions);
+  if (options.markdownOut !== undefined) await writeOut(options.markdownOut, formatMarkdown(comparison, baseline.runs, candidate, gate), '--markdown-out');
+  const using = tolerancesFile === undefined ? '' : `Tolerances: ${tolerancesFile}\n`;
+  process.stdout.write(`Checking batch ${batch.batchId} against ${options.baseline}\n${using}${formatText(comparison, gate)}`);
+  if (gate.verdict.regressed) throw new ExitWith(EXIT_CODES.regressions);
+  if (gate.verdict.missingFails || gate.verdict.changesFail) throw new ExitWith(EXIT_CODES.incomparable);
 }

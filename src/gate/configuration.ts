@@ -1,0 +1,94 @@
+/**
+ * A run's configuration as the gate compares it: every setting that shapes its numbers (strategy
+ * parameters, window, model, backend settings, tokenizer, calibration, price model, scenario content),
+ * kept in a baseline beside the run's metrics, so a run configured otherwise is named as changed
+ * instead of being measured against numbers it was never meant to reproduce.
+ */
+import { z } from 'zod';
+import type { Params } from '../core/params.js';
+import type { RunConfig } from '../core/run-records.js';
+import { stableJson } from '../core/stable-json.js';
+
+export interface RunConfiguration {
+  readonly params: Params;
+  readonly window: number;
+  readonly model: string;
+  readonly backend: string;
+  /** The backend's settings (the mock's recall, summary length and seed; a live model and mode), without its URL. */
+  readonly backendOptions: Params;
+  readonly encoding: string;
+  /** The token calibration factor; null when the run counted uncalibrated. */
+  readonly calibrationFactor: number | null;
+  readonly priceModel: string;
+  /** The scenario's content hash (scenarios/digest.ts); null when the run did not record one. */
+  readonly scenarioDigest: string | null;
+}
+
+/** The configuration of a stored run. */
+export function runConfiguration(config: RunConfig): RunConfiguration {
+  // Where a live server is does not shape its answers (a CI job's local server gets a new port each time).
+  const { url: _where, ...backendOptions } = config.backendOptions;
+  return {
+    params: config.params,
+    window: config.window,
+    model: config.model,
+    backend: config.backend,
+    backendOptions,
+    encoding: config.encoding,
+    calibrationFactor: config.calibrationFactor ?? null,
+    priceModel: config.priceModel,
+    scenarioDigest: config.scenarioDigest ?? null,
+  };
+}
+
+const params = z.record(z.string(), z.union([z.number(), z.string(), z.boolean()]));
+
+/** A baseline file's `config` of a run, validated. */
+export const runConfigurationSchema = z.strictObject({
+  params,
+  window: z.number().int().positive(),
+  model: z.string(),
+  backend: z.string(),
+  backendOptions: params,
+  encoding: z.string(),
+  calibrationFactor: z.number().positive().nullable(),
+  priceModel: z.string(),
+  scenarioDigest: z.string().nullable(),
+}) satisfies z.ZodType<RunConfiguration>;
+
+const shown = (value: unknown): string => (value === undefined ? '(unset)' : value === null ? 'none' : typeof value === 'string' ? value : stableJson(value));
+const same = (a: unknown, b: unknown): boolean => stableJson(a) === stableJson(b);
+
+/** What differs in one setting: "window 32768 -> 16384"; nothing when both are the same. */
+const difference = (name: string, before: unknown, after: unknown): string[] => (same(before, after) ? [] : [`${name} ${shown(before)} -> ${shown(after)}`]);
+
+function paramDifferences(prefix: string, before: Params, after: Params): string[] {
+  const names = [...new Set([...Object.keys(before), ...Object.keys(after)])];
+  return names.flatMap((name) => difference(`${prefix}.${name}`, before[name], after[name]));
+}
+
+/**
+ * The settings in which the run `key` (`label|scenarioId`) differs from its baseline, each as
+ * "masking.softThreshold 0.7 -> 0.5", "window 32768 -> 16384", "scenario s1 content 1a2b3c4d -> 5e6f7a8b";
+ * empty when it is configured alike. A scenario digest unknown on either side is not a difference.
+ */
+export function configurationChanges(key: string, before: RunConfiguration, after: RunConfiguration): string[] {
+  const bar = key.indexOf('|');
+  const [label, scenarioId] = [key.slice(0, bar), key.slice(bar + 1)];
+  return [
+    ...paramDifferences(label, before.params, after.params),
+    ...difference('window', before.window, after.window),
+    ...difference('model', before.model, after.model),
+    ...difference('backend', before.backend, after.backend),
+    ...paramDifferences(after.backend, before.backendOptions, after.backendOptions),
+    ...difference('encoding', before.encoding, after.encoding),
+    ...difference('calibrationFactor', before.calibrationFactor, after.calibrationFactor),
+    ...difference('priceModel', before.priceModel, after.priceModel),
+    ...digestDifference(scenarioId, before.scenarioDigest, after.scenarioDigest),
+  ];
+}
+
+function digestDifference(scenarioId: string, before: string | null, after: string | null): string[] {
+  if (before === null || after === null || before === after) return [];
+  return [`scenario ${scenarioId} content ${before.slice(0, 8)} -> ${after.slice(0, 8)}`];
+}
