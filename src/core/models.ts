@@ -23,7 +23,12 @@ export interface ResolvedModel extends ModelInfo {
   readonly known: boolean;
 }
 
-const local: Price = { input: 0, cachedInput: 0, output: 0 };
+/** A model on the user's own machine costs nothing (but the same tokens). */
+export const LOCAL_PRICE: Price = { input: 0, cachedInput: 0, output: 0 };
+const local = LOCAL_PRICE;
+
+/** The price model of runs on a model served locally (any Ollama model): $0, shown as "local". */
+export const LOCAL_PRICE_MODEL = 'local';
 
 export const MODELS: readonly ModelInfo[] = [
   { name: 'gpt-4o', contextWindow: 128_000, price: { input: 2.5, cachedInput: 1.25, output: 10 } },
