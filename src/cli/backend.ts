@@ -37,6 +37,8 @@ export interface OpenedBackend {
   readonly cache?: CachedBackend | undefined;
   /** A model server (not the mock): its answers are the model's own. */
   readonly live: boolean;
+  /** Whose prices its runs cost (LiveBackend.priceModel); undefined for the mock: each scenario's model. */
+  readonly priceModel?: string | undefined;
 }
 
 const LIVE_MODES = ['measure', 'full'];
@@ -56,8 +58,9 @@ export async function openBackend(flags: BackendFlags, counter: TokenCounter, mo
   const cache = cachedBackend(live, { dir: flags.cacheDir, baseUrl: live.url, model: live.model, options: live.options, enabled: flags.cache });
   const maxOutputTokens = flags.live === 'measure' ? 1 : undefined;
   const options = { ...live.options, url: live.url, live: flags.live };
+  const opened = { backend: cache, cache, maxOutputTokens, options, live: true, priceModel: live.priceModel };
   // A re-run from a filled cache sends nothing, not even the check, and works with the server down.
-  if (flags.cache && (await hasEntries(cache.dir))) return { backend: cache, cache, maxOutputTokens, options, live: true };
+  if (flags.cache && (await hasEntries(cache.dir))) return opened;
   let info;
   try {
     info = await live.preflight();
@@ -67,10 +70,13 @@ export async function openBackend(flags: BackendFlags, counter: TokenCounter, mo
   }
   if (info.modelListed === false) process.stderr.write(`bench: warning: ${live.url} does not list model '${live.model}'\n`);
   if (info.contextLength !== undefined && flags.window !== undefined && flags.window > info.contextLength) {
-    // Ollama caps num_ctx at the trained length and then truncates the front of longer prompts silently.
-    process.stderr.write(`bench: warning: --window ${flags.window} is larger than ${live.model}'s context length (${info.contextLength}): prompts beyond it are truncated\n`);
+    // Ollama caps num_ctx at the model's length and then cuts the front of longer prompts silently;
+    // OpenAI-compatible servers refuse them (or cut them, as some local ones do).
+    process.stderr.write(
+      `bench: warning: --window ${flags.window} is larger than ${live.model}'s context length (${info.contextLength}): the server cuts or refuses longer prompts (a run whose prompts it cut ends as truncated)\n`,
+    );
   }
-  return { backend: cache, cache, maxOutputTokens, options, live: true };
+  return opened;
 }
 
 async function hasEntries(dir: string): Promise<boolean> {

@@ -22,7 +22,7 @@ interface MetricSpec {
   readonly unit: MetricUnit;
   /** A run's value, for the metrics a baseline file keeps (in this table's order); absent for a derived one. */
   readonly of?: (run: RunResult) => RunStatus | number | null;
-  /** The value may be null: the run has none (no recorded references, no price). */
+  /** The value may be null: the run has none (no recorded references, no price, no reported cache hits). */
   readonly nullable?: true;
   /** `bench check` compares it: 'status' by the status rule (gate/compare.ts), otherwise by direction and tolerance. */
   readonly check?: 'status' | { readonly better: Direction; readonly tolerance: Tolerance };
@@ -39,8 +39,8 @@ export const RUN_METRICS = {
   inputTokens: { unit: 'count', of: (run) => run.summary.inputTokens, check: { better: 'lower', tolerance: rel(0.02) } },
   outputTokens: { unit: 'count', of: (run) => run.summary.outputTokens, check: { better: 'lower', tolerance: rel(0.02) } },
   overheadTokens: { unit: 'count', of: (run) => run.summary.overheadTokens, check: { better: 'lower', tolerance: rel(0.02) } },
-  // More prompt-cache hits: cheaper input.
-  cachedInputTokens: { unit: 'count', of: (run) => run.summary.cachedInputTokens, check: { better: 'higher', tolerance: rel(0.02) } },
+  // More prompt-cache hits: cheaper input. null when unknown (a live provider that reports none: Ollama).
+  cachedInputTokens: { unit: 'count', of: (run) => run.summary.cachedInputTokens ?? null, nullable: true, check: { better: 'higher', tolerance: rel(0.02) } },
   // Fraction of the window at the fullest request.
   peakContextPct: { unit: 'fraction', of: (run) => run.summary.peakContextPct, check: { better: 'lower', tolerance: abs(0.02) } },
   // Probes answered verbatim, from a summary or recoverable from the offload store.
@@ -97,7 +97,7 @@ export function runMetrics(run: RunResult): RunMetrics {
   return Object.fromEntries(METRIC_FIELDS.map((m) => [m, spec(m).of!(run)])) as RunMetrics;
 }
 
-/** A compared metric's value for a run; null when it has none (no price, no recorded references). */
+/** A compared metric's value for a run; null when it has none (no price, no recorded references, unknown cache hits). */
 export function metricValue(metrics: RunMetrics, metric: NumericMetric): number | null {
   if (metric === 'referenceRecall') {
     const { referencePresent: present, referenceTotal: total } = metrics;

@@ -1,11 +1,12 @@
 /**
  * The check that a DuckDB database is a ctxbench results database this version reads: a meta table
- * with a schema version no newer than ours, and every table with exactly the declared columns in
- * order (the Appender writes by position). Works on the main database and on ATTACHed ones (merge).
+ * with a schema version from OLDEST_READABLE_VERSION to ours, and every table with exactly the
+ * declared columns in order (the Appender writes by position). Works on the main database and on
+ * ATTACHed ones (merge).
  */
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { CtxbenchError } from '../core/errors.js';
-import { META, SCHEMA_VERSION, TABLES } from './schema.js';
+import { META, OLDEST_READABLE_VERSION, SCHEMA_VERSION, TABLES } from './schema.js';
 import { sqlIdentifier, sqlString } from './sql.js';
 
 export interface LayoutTarget {
@@ -17,8 +18,11 @@ export interface LayoutTarget {
   readonly allowEmpty?: boolean | undefined;
 }
 
-/** Throws a one-line error naming the file for anything but our layout (or an allowed empty database). */
-export async function checkLayout(connection: DuckDBConnection, { file, catalog, allowEmpty = false }: LayoutTarget): Promise<'empty' | 'ctxbench'> {
+/**
+ * The file's schema version, or 'empty' (an allowed empty database); throws a one-line error naming
+ * the file for anything but a layout this version reads.
+ */
+export async function checkLayout(connection: DuckDBConnection, { file, catalog, allowEmpty = false }: LayoutTarget): Promise<'empty' | number> {
   const where = `table_catalog = ${catalog === undefined ? 'current_database()' : sqlString(catalog)}`;
   const tables = (
     await connection.runAndReadAll(`SELECT table_schema, table_name FROM information_schema.tables WHERE ${where}`)
@@ -40,11 +44,11 @@ export async function checkLayout(connection: DuckDBConnection, { file, catalog,
       `${file}: written with results schema version ${version}, this ctxbench reads up to version ${SCHEMA_VERSION}; upgrade ctxbench`,
     );
   }
-  if (version < SCHEMA_VERSION) {
-    // No migration: an old file lacks what newer runs record (e.g. the text of summaries).
+  if (version < OLDEST_READABLE_VERSION) {
+    // No migration: such a file lacks what newer runs record (e.g. the text of summaries).
     throw new CtxbenchError(
       'STORE_ERROR',
-      `${file}: written by an older ctxbench (results schema version ${version}, this one reads version ${SCHEMA_VERSION}); run \`bench run\` again into a new --db, or use the ctxbench version that wrote it`,
+      `${file}: written by an older ctxbench (results schema version ${version}, this one reads versions ${OLDEST_READABLE_VERSION} to ${SCHEMA_VERSION}); run \`bench run\` again into a new --db, or use the ctxbench version that wrote it`,
     );
   }
   const columns = (
@@ -61,5 +65,5 @@ export async function checkLayout(connection: DuckDBConnection, { file, catalog,
       );
     }
   }
-  return 'ctxbench';
+  return version;
 }

@@ -48,6 +48,19 @@ const rejection = async (promise: Promise<unknown>): Promise<CtxbenchError> => {
 };
 
 describe('mergeDatabases', () => {
+  it('merges a file of the previous results layout (version 2) with one of this version', async () => {
+    const old = await shardFile('v2.duckdb', runs.slice(0, 1));
+    await read(old, (store) =>
+      store.use('make it version 2', (c) => c.run(`ALTER TABLE runs ALTER COLUMN cached_input_tokens SET NOT NULL; UPDATE ctxbench_meta SET value = '2' WHERE key = 'schema_version'`)),
+    );
+    const live = runs.slice(1).map((r) => ({ ...r, summary: { ...r.summary, cachedInputTokens: undefined } }));
+    const current = await shardFile('v3.duckdb', live);
+    const output = join(dir, 'out', 'mixed.duckdb');
+    expect((await mergeDatabases([old, current], output)).runs).toBe(runs.length);
+    const merged = await read(output, (store) => store.loadRuns());
+    expect(merged.filter((r) => r.summary.cachedInputTokens === undefined)).toHaveLength(live.length);
+  });
+
   it('copies every run with its steps, events and probes; one batch row and one calibration row per shared batch', async () => {
     const a = await shardFile('a.duckdb', runs.slice(0, 1));
     const b = await shardFile('b.duckdb', runs.slice(1));

@@ -9,7 +9,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { CtxbenchError } from '../core/errors.js';
 import type { BatchInfo, RunResult } from '../core/run-records.js';
 import { ResultStore } from './result-store.js';
-import { SCHEMA_VERSION } from './schema.js';
+import { OLDEST_READABLE_VERSION, SCHEMA_VERSION } from './schema.js';
 
 let dir: string;
 let counter = 0;
@@ -184,6 +184,17 @@ describe('ResultStore round trip', () => {
     expect(loaded?.events[0]).toEqual({ step: 1, session: 0, kind: 'warning', detail: '' });
     expect(loaded?.events[0]?.messageId).toBeUndefined();
     expect(loaded?.events[0]?.tokensBefore).toBeUndefined();
+  });
+
+  it('stores a live run whose cache hits are unknown as NULL, and a truncated run as such (regression: NOT NULL)', async () => {
+    const file = dbFile();
+    const store = await openStore(file);
+    const base = makeRun('r1', 'b1');
+    const run = makeRun('r1', 'b1', { summary: { ...base.summary, status: 'truncated', failedStep: 1, cachedInputTokens: undefined } });
+    await store.saveRun(run);
+    const [loaded] = await store.loadRuns();
+    expect(loaded).toEqual(run);
+    expect(loaded?.summary.cachedInputTokens).toBeUndefined();
   });
 
   it("keeps the model's answers to probe questions, an empty reply included", async () => {
@@ -379,16 +390,37 @@ describe('ResultStore open errors', () => {
     expect(error.message).toContain('upgrade ctxbench');
   });
 
-  it('refuses a database written by an older ctxbench, naming both versions and what to do', async () => {
+  it('refuses a database written by a ctxbench older than it reads, naming the versions and what to do', async () => {
     const file = dbFile();
     await (await ResultStore.open(file)).close();
-    await rawSql(file, `UPDATE ctxbench_meta SET value = '${SCHEMA_VERSION - 1}' WHERE key = 'schema_version'`);
+    await rawSql(file, `UPDATE ctxbench_meta SET value = '${OLDEST_READABLE_VERSION - 1}' WHERE key = 'schema_version'`);
     for (const opening of [ResultStore.open, ResultStore.openExisting]) {
       const error = await storeError(opening(file));
       expect(error.message).toBe(
-        `${file}: written by an older ctxbench (results schema version ${SCHEMA_VERSION - 1}, this one reads version ${SCHEMA_VERSION}); run \`bench run\` again into a new --db, or use the ctxbench version that wrote it`,
+        `${file}: written by an older ctxbench (results schema version ${OLDEST_READABLE_VERSION - 1}, this one reads versions ${OLDEST_READABLE_VERSION} to ${SCHEMA_VERSION}); run \`bench run\` again into a new --db, or use the ctxbench version that wrote it`,
       );
     }
+  });
+
+  it('reads a version 2 file as it is, and brings it up to this version when it is written to', async () => {
+    const file = dbFile();
+    const old = await ResultStore.open(file);
+    await old.saveRun(makeRun('r-old', 'b1'));
+    await old.close();
+    // What version 2 wrote: cached input NOT NULL.
+    await rawSql(file, `ALTER TABLE runs ALTER COLUMN cached_input_tokens SET NOT NULL; UPDATE ctxbench_meta SET value = '2' WHERE key = 'schema_version'`);
+    const reader = await ResultStore.openExisting(file);
+    expect((await reader.loadRuns()).map((r) => r.runId)).toEqual(['r-old']);
+    await reader.close();
+    expect(await rawSql(file, `SELECT value FROM ctxbench_meta WHERE key = 'schema_version'`)).toEqual([['2']]); // reading changed nothing
+
+    const writer = await openStore(file);
+    const base = makeRun('r-live', 'b1');
+    await writer.saveRun({ ...base, summary: { ...base.summary, cachedInputTokens: undefined } });
+    const cached = new Map((await writer.loadRuns()).map((r) => [r.runId, r.summary.cachedInputTokens]));
+    expect(cached).toEqual(new Map([['r-old', 0], ['r-live', undefined]]));
+    await writer.close();
+    expect(await rawSql(file, `SELECT value FROM ctxbench_meta WHERE key = 'schema_version'`)).toEqual([[String(SCHEMA_VERSION)]]);
   });
 
   it('refuses a file that is not a database', async () => {

@@ -12,7 +12,7 @@ import { openError, shortReason } from './errors.js';
 import { acquireInstance, releaseInstance } from './instances.js';
 import { batchFromRow, batchRow, calibrationRow, eventRows, probeRows, runFromRows, runRow, stepRows } from './records.js';
 import { checkLayout } from './layout.js';
-import { BATCHES, CALIBRATION, EVENTS, PROBES, RUNS, STEPS, schemaSql } from './schema.js';
+import { BATCHES, CALIBRATION, EVENTS, migrationSql, PROBES, RUNS, SCHEMA_VERSION, STEPS, schemaSql } from './schema.js';
 import { appendRows, readRows } from './table-io.js';
 
 export interface RunFilter {
@@ -78,10 +78,13 @@ export class ResultStore {
   }
 
   private async checkSchema(createSchema: boolean): Promise<void> {
-    if ((await checkLayout(this.connection, { file: this.file, allowEmpty: createSchema })) === 'ctxbench') return;
-    // In one transaction: a half-created schema would later read as some other tool's database.
+    const version = await checkLayout(this.connection, { file: this.file, allowEmpty: createSchema });
+    // In one transaction: a half-created schema would later read as some other tool's database, a
+    // half-migrated one as a newer file than it is. An older file is brought up only to be written to.
+    const statements = version === 'empty' ? schemaSql() : createSchema && version < SCHEMA_VERSION ? migrationSql(version) : [];
+    if (statements.length === 0) return;
     await this.transaction(async () => {
-      for (const sql of schemaSql()) await this.connection.run(sql);
+      for (const sql of statements) await this.connection.run(sql);
     });
   }
 

@@ -5,8 +5,14 @@
  * as NULL, never as 0 or "".
  */
 
-/** Bump when the layout changes incompatibly; older ctxbench versions then refuse the file. */
-export const SCHEMA_VERSION = 2;
+/**
+ * Bump when the layout changes incompatibly; older ctxbench versions then refuse the file. 3: a run's
+ * cached input may be NULL (unknown: a live provider that reports no prompt-cache hits).
+ */
+export const SCHEMA_VERSION = 3;
+
+/** The oldest layout this version reads (and brings up to SCHEMA_VERSION when it writes to the file). */
+export const OLDEST_READABLE_VERSION = 2;
 
 export type ColumnType = 'INTEGER' | 'BIGINT' | 'DOUBLE' | 'VARCHAR' | 'TIMESTAMP';
 type ColumnSpec = ColumnType | `${ColumnType}?`;
@@ -86,7 +92,8 @@ export const RUNS = table(
     peak_context_tokens: 'INTEGER',
     peak_context_pct: 'DOUBLE',
     mean_context_pct: 'DOUBLE',
-    cached_input_tokens: 'BIGINT',
+    // Version 3: NULL when unknown (a live provider that reports no prompt-cache hits, e.g. Ollama).
+    cached_input_tokens: 'BIGINT?',
     cost_usd: 'DOUBLE?',
     probes_total: 'INTEGER',
     probes_verbatim: 'INTEGER',
@@ -183,6 +190,21 @@ export function createTableSql(def: TableDef): string {
   });
   if (def.primaryKey !== undefined) columns.push(`PRIMARY KEY (${def.primaryKey})`);
   return `CREATE TABLE ${def.name} (${columns.join(', ')})`;
+}
+
+/**
+ * What brings a file of each older readable version one version up; the columns are the same, so a
+ * reader needs none of it, and a writer runs it once (migrationSql).
+ */
+const MIGRATIONS: Readonly<Record<number, readonly string[]>> = {
+  2: [`ALTER TABLE ${RUNS.name} ALTER COLUMN cached_input_tokens DROP NOT NULL`],
+};
+
+/** Statements that bring a results database of `version` (OLDEST_READABLE_VERSION or newer) up to SCHEMA_VERSION. */
+export function migrationSql(version: number): string[] {
+  const steps: string[] = [];
+  for (let v = version; v < SCHEMA_VERSION; v++) steps.push(...(MIGRATIONS[v] ?? []));
+  return [...steps, `UPDATE ${META.name} SET value = '${SCHEMA_VERSION}' WHERE key = 'schema_version'`];
 }
 
 /** Statements that turn an empty database into a ctxbench results database. */
