@@ -27,6 +27,7 @@ function sharedLength(a: readonly string[], b: readonly string[]): number {
   return i;
 }
 
+/** An empty prompt cache that remembers the last `size` prompts (default PROMPT_CACHE_SIZE). */
 export function createPromptCache(size = PROMPT_CACHE_SIZE): PromptCache {
   const prompts: string[][] = [];
   return {
