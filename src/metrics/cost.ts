@@ -25,8 +25,9 @@ const PER_MILLION = 1_000_000;
 /**
  * The dollars `tokens` cost at `price`; undefined when the price is unknown.
  *
- * Cached input above `input` (a local prefix count set against a provider's prompt count) is billed as
- * all cached: `min(cachedInput, input)`. Negative or non-finite counts are a caller bug and throw.
+ * Cached input above `input` is billed as all cached: `min(cachedInput, input)` (a run's counts are
+ * checked, llm/usage.ts, so it does not arise from them). Negative or non-finite counts are a caller
+ * bug and throw.
  */
 /** Whether `model` prices a run at nothing: a local model (shown as "local", not "$0.00"). */
 export function isLocalPrice(model: string): boolean {
