@@ -187,7 +187,9 @@ describe('bench run against a live server', () => {
       }
       expect(`${tables.join('\n\n')}\n`).toBe(example![2]);
     } finally {
-      serveMock.kill();
+      // Waited for, so no server outlives the test.
+      const exited = new Promise((resolve) => serveMock.once('exit', resolve));
+      if (serveMock.exitCode === null && serveMock.signalCode === null && serveMock.kill()) await exited;
     }
   });
 
