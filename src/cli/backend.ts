@@ -42,6 +42,8 @@ export interface OpenedBackend {
    * the cache could not answer found the server unusable: the matrix stops there.
    */
   readonly unusable: AbortSignal;
+  /** Whose prices its runs cost (LiveBackend.priceModel); undefined for the mock: each scenario's model. */
+  readonly priceModel?: string | undefined;
 }
 
 const LIVE_MODES = ['measure', 'full'];
@@ -76,7 +78,7 @@ export async function openBackend(flags: BackendFlags, counter: TokenCounter, mo
   }
   const maxOutputTokens = flags.live === 'measure' ? 1 : undefined;
   const options = { ...live.options, url: live.url, live: flags.live };
-  return { backend: cache, cache, maxOutputTokens, options, live: true, unusable: unusable.signal };
+  return { backend: cache, cache, maxOutputTokens, options, live: true, unusable: unusable.signal, priceModel: live.priceModel };
 }
 
 /** The warnings of a preflight that lets the runs go on: a busy server, a --window above the model's length. */
@@ -84,7 +86,10 @@ function warnAbout(verdict: PreflightVerdict & { ok: true }, live: LiveBackend, 
   if (verdict.warning !== undefined) process.stderr.write(`bench: warning: ${verdict.warning}\n`);
   const { contextLength } = verdict.info;
   if (contextLength !== undefined && window !== undefined && window > contextLength) {
-    // Ollama caps num_ctx at the trained length and then truncates the front of longer prompts silently.
-    process.stderr.write(`bench: warning: --window ${window} is larger than ${live.model}'s context length (${contextLength}): prompts beyond it are truncated\n`);
+    // Ollama caps num_ctx at the model's length and then cuts the front of longer prompts silently;
+    // OpenAI-compatible servers refuse them (or cut them, as some local ones do).
+    process.stderr.write(
+      `bench: warning: --window ${window} is larger than ${live.model}'s context length (${contextLength}): the server cuts or refuses longer prompts (a run whose prompts it cut ends as truncated)\n`,
+    );
   }
 }

@@ -257,7 +257,7 @@ function matrixOptions(command: Command): Command {
     .option('--mock-summary-tokens <n>', 'mock LLM: longest summary or checkpoint, in tokens', String(MOCK_DEFAULTS.summaryTokens))
     .option('--mock-seed <n>', 'mock LLM: seed of the recall draw', String(MOCK_DEFAULTS.seed))
     .option('--no-calibrate', 'count tokens with the tokenizer as is, without the per-model correction fitted on recorded provider usage')
-    .option('--price-model <name>', "price every run at this model's list prices (default: each scenario's model)")
+    .option('--price-model <name>', "price every run at this model's list prices (default: the mock: each scenario's model; live: the backend's model, an Ollama one local at $0)")
     .option('--shard <i/n>', 'run only shard i of n of the matrix (1-based; the same split on every machine); merge the shards\' --db files with `bench merge`')
     .option('--batch-id <id>', 'store the runs under this batch id (default: a new one per run; for --shard, one derived from the matrix, the same in every shard)')
     .option('--resume', 'after an interruption: continue the latest batch of the same matrix in --db, running only the runs it lacks (and redoing those a backend error ended); starts a new batch when there is none')

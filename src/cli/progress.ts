@@ -18,6 +18,9 @@ export function describeOutcome(run: RunResult): string {
       return 'completed';
     case 'overflow':
       return `overflow at step ${s.failedStep}`;
+    case 'truncated':
+      // Every step was replayed; the failure says what the provider counted.
+      return `truncated from step ${s.failedStep}`;
     default:
       return `${s.status} at step ${s.failedStep}: ${s.failure ?? ''}`;
   }

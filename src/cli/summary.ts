@@ -48,10 +48,16 @@ function probeCell({ passed, total, verbatim, summary, recoverable, answered }: 
   return `${passed}/${total} (${answered ? 'answered; in context ' : ''}v${verbatim} s${summary} r${recoverable})`;
 }
 
+/** Whether runs overflowed, then how many the provider truncated and how many failed otherwise. */
 function overflowCell(a: RunsAggregate): string {
   const verdict = a.overflowed === 0 ? 'no' : `yes (${a.overflowed} of ${a.runs})`;
-  return a.otherFailed > 0 ? `${verdict}; ${a.otherFailed} failed otherwise` : verdict;
+  const truncated = a.truncated > 0 ? `; ${a.truncated} truncated` : '';
+  return `${verdict}${truncated}${a.otherFailed > 0 ? `; ${a.otherFailed} failed otherwise` : ''}`;
 }
+
+/** The cached share of input; "n/a" when no run knows its cache hits (a provider that reports none, e.g. Ollama). */
+const cachedCell = (a: RunsAggregate): string =>
+  a.cachedInputTokens === null ? 'n/a' : a.cachedShare === null ? '-' : `${(100 * a.cachedShare).toFixed(1)}%`;
 
 /** Each run configuration's label and aggregate, in column order. */
 const perStrategy = (runs: readonly RunResult[]): [string, RunsAggregate][] =>
@@ -82,7 +88,7 @@ export function strategyTable(runs: readonly RunResult[]): string {
       a.sessions,
       a.restarts,
       a.inputTokens,
-      pct(a.cachedInputTokens, a.inputTokens),
+      cachedCell(a),
       a.overheadTokens,
       a.llmCalls,
       costText(a.cost, (usd) => `$${usd.toFixed(2)}`),

@@ -34,6 +34,19 @@ export interface Usage {
   /** Undefined when the provider did not report it (never 0 for "unknown"). */
   readonly promptTokens?: number | undefined;
   readonly completionTokens?: number | undefined;
+  /**
+   * The part of promptTokens the provider served from its prompt cache (OpenAI's
+   * prompt_tokens_details.cached_tokens); undefined when it reports none (Ollama).
+   */
+  readonly cachedTokens?: number | undefined;
+}
+
+/** A usage field a provider (or a cache entry) sent that is not a token count: dropped, never used. */
+export interface InvalidUsage {
+  /** The field as the provider names it: "usage.prompt_tokens", "prompt_eval_count". */
+  readonly field: string;
+  /** What is wrong with it, value included: "-190 is not a token count (...)". */
+  readonly problem: string;
 }
 
 export interface ChatResponse {
@@ -45,6 +58,8 @@ export interface ChatResponse {
   readonly finishReason?: string | undefined;
   /** True when the answer was replayed from the record/replay cache (llm/cache.ts), not asked for. */
   readonly cached?: boolean | undefined;
+  /** Usage fields that were sent but were no token count (llm/usage.ts): left out of `usage`. */
+  readonly invalidUsage?: readonly InvalidUsage[] | undefined;
 }
 
 export interface Backend {
@@ -64,6 +79,11 @@ export interface LiveBackend extends ConfiguredBackend {
   readonly url: string;
   readonly model: string;
   /**
+   * Whose list prices a run on it costs (unless --price-model says otherwise): the served model, or
+   * LOCAL_PRICE_MODEL for a model that runs on the user's own machine (Ollama): $0.
+   */
+  readonly priceModel: string;
+  /**
    * One cheap request, no retries, before the first request of a run: throws the BackendError the
    * runs would end with when the server is down, lacks the model or refuses the key, so the CLI can
    * stop with one line at the start.
@@ -72,6 +92,6 @@ export interface LiveBackend extends ConfiguredBackend {
 }
 
 export interface ServerInfo {
-  /** The model's trained context length (Ollama's /api/show), when the server says. */
+  /** The model's context length (Ollama's /api/show; an OpenAI-compatible server's model list), when the server says. */
   readonly contextLength?: number | undefined;
 }

@@ -23,7 +23,11 @@ export interface ResolvedModel extends ModelInfo {
   readonly known: boolean;
 }
 
-const local: Price = { input: 0, cachedInput: 0, output: 0 };
+/** A model on the user's own machine costs nothing (but the same tokens). */
+export const LOCAL_PRICE: Price = { input: 0, cachedInput: 0, output: 0 };
+
+/** The price model of runs on a model served locally (any Ollama model): $0, shown as "local". */
+export const LOCAL_PRICE_MODEL = 'local';
 
 export const MODELS: readonly ModelInfo[] = [
   { name: 'gpt-4o', contextWindow: 128_000, price: { input: 2.5, cachedInput: 1.25, output: 10 } },
@@ -34,9 +38,9 @@ export const MODELS: readonly ModelInfo[] = [
   { name: 'claude-sonnet-4', contextWindow: 200_000, price: { input: 3, cachedInput: 0.3, output: 15 } },
   { name: 'gemini-3-pro-preview', contextWindow: 1_048_576, price: { input: 2, cachedInput: 0.2, output: 12 } },
   { name: 'gemini-2.5-flash', contextWindow: 1_048_576, price: { input: 0.3, cachedInput: 0.03, output: 2.5 } },
-  { name: 'qwen2.5-coder:7b', contextWindow: 32_768, price: local },
-  { name: 'qwen3-coder:30b', contextWindow: 262_144, price: local },
-  { name: 'llama3.1:8b', contextWindow: 131_072, price: local },
+  { name: 'qwen2.5-coder:7b', contextWindow: 32_768, price: LOCAL_PRICE },
+  { name: 'qwen3-coder:30b', contextWindow: 262_144, price: LOCAL_PRICE },
+  { name: 'llama3.1:8b', contextWindow: 131_072, price: LOCAL_PRICE },
 ];
 
 export const SMALLEST_KNOWN_WINDOW = Math.min(...MODELS.map((m) => m.contextWindow));

@@ -4,10 +4,15 @@
 import type { Encoding } from './tokens.js';
 import type { Params } from './params.js';
 
-/** How a run ended. Only `completed` means every recorded step was replayed. */
+/** How a run ended. Only `completed` means every recorded step was replayed as the strategy sent it. */
 export type RunStatus =
   /** every step replayed */
   | 'completed'
+  /**
+   * every step replayed, but the provider counted far fewer prompt tokens than were sent from
+   * failedStep on: it cut the prompts (Ollama past num_ctx), so the model never saw what the strategy sent
+   */
+  | 'truncated'
   /** a context exceeded the window: the provider would have refused it */
   | 'overflow'
   /** a context broke tool-call pairing: the provider would have refused it */
@@ -16,6 +21,9 @@ export type RunStatus =
   | 'stopped'
   /** something failed that is not the strategy's doing (backend error, bug) */
   | 'error';
+
+/** Every RunStatus once, in the order tables list them (`satisfies` makes the compiler insist on each). */
+export const RUN_STATUSES = Object.keys({ completed: 0, truncated: 0, overflow: 0, invalid_context: 0, stopped: 0, error: 0 } satisfies Record<RunStatus, 0>) as readonly RunStatus[];
 
 export interface RunConfig {
   readonly scenarioId: string;
@@ -42,7 +50,10 @@ export interface RunConfig {
   readonly encoding: Encoding;
   /** The factor local counts were scaled by to match the provider's (token calibration), if any. */
   readonly calibrationFactor?: number | undefined;
-  /** The model whose prices the cost uses (the scenario's, or --price-model). */
+  /**
+   * The model whose prices the cost uses: --price-model, else a live backend's (its model; `local`,
+   * LOCAL_PRICE_MODEL, for Ollama: $0), else the scenario's (the mock).
+   */
   readonly priceModel: string;
   /** Thresholds of the strategy as fractions of the window, drawn on token curves. */
   readonly thresholds: readonly Threshold[];
@@ -135,7 +146,7 @@ export interface UsageComparison extends PctErrors {
 
 export interface RunSummary {
   readonly status: RunStatus;
-  /** The step at which a failed run stopped. */
+  /** The step at which a failed run stopped; for a truncated run, the first truncated step. */
   readonly failedStep?: number | undefined;
   readonly failure?: string | undefined;
   /** Agent steps replayed (requests sent). */
@@ -154,9 +165,13 @@ export interface RunSummary {
   readonly peakContextPct: number;
   /** Mean prompt tokens / window over the agent requests sent. */
   readonly meanContextPct: number;
-  /** Input tokens that repeat the previous request's prefix in the same session (prompt-cache hits). */
-  readonly cachedInputTokens: number;
-  /** Dollars at the price model's list prices; undefined when its price is unknown. */
+  /**
+   * Prompt-cache hits in the billed input: on the mock, the tokens that repeat the previous request's
+   * prefix in the same session (metrics/prompt-cache.ts); live, what the provider reported
+   * (OpenAI's cached_tokens); undefined when it reported none (Ollama): unknown, never an estimate.
+   */
+  readonly cachedInputTokens?: number | undefined;
+  /** Dollars at the price model's list prices (unknown cached input billed as fresh); undefined when its price is unknown. */
   readonly costUsd?: number | undefined;
   readonly probes: ProbeCounts;
   /** Recorded references still in the context when the recorded agent used them (design "Success"). */

@@ -5,7 +5,7 @@
  */
 import { CtxbenchError } from '../core/errors.js';
 import { runLabel } from '../core/run-names.js';
-import type { RunResult } from '../core/run-records.js';
+import { RUN_STATUSES, type RunResult } from '../core/run-records.js';
 import { METRIC_FIELDS, NULLABLE_METRICS, runMetrics, type RunMetrics } from '../metrics/run-metrics.js';
 import { runConfiguration, runConfigurationSchema, type RunConfiguration } from './configuration.js';
 
@@ -79,7 +79,7 @@ export function serializeBaseline(baseline: Baseline): string {
   return `${JSON.stringify({ format, created, version, command, runs }, null, 2)}\n`;
 }
 
-const STATUSES: readonly string[] = ['completed', 'overflow', 'invalid_context', 'stopped', 'error'];
+const STATUSES: readonly string[] = RUN_STATUSES;
 
 /** Validates a baseline file's text; every problem is a one-line error naming `file`. */
 export function parseBaseline(text: string, file: string): Baseline {

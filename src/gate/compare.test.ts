@@ -118,8 +118,8 @@ describe('compareRuns', () => {
     expect(() => parseTolerances(['steps=abs:-1'])).toThrow(/at least 0/);
   });
 
-  it('completed -> overflow, error or stopped is a regression; the other metrics of that run are not compared', () => {
-    for (const status of ['overflow', 'error', 'stopped'] as const) {
+  it('completed -> truncated, overflow, error or stopped is a regression; the other metrics of that run are not compared', () => {
+    for (const status of ['truncated', 'overflow', 'error', 'stopped'] as const) {
       const c = one({ status, steps: 40, inputTokens: 100 });
       expect(brief(c.regressions)).toEqual(['masking|a status']);
       expect(c.regressions[0]).toMatchObject({ baseline: 'completed', candidate: status, delta: null });
@@ -132,8 +132,8 @@ describe('compareRuns', () => {
     expect(brief(compareRuns({ 'raw|a': run({ status: 'overflow', steps: 50 }) }, { 'raw|a': run({ status: 'overflow', steps: 40 }) }).regressions)).toEqual(['raw|a steps']);
   });
 
-  it('skips metrics unknown on either side (no price, no recorded references, zero references)', () => {
-    expect(one({ costUsd: null, referencePresent: null, referenceTotal: null }).regressions).toEqual([]);
+  it('skips metrics unknown on either side (no price, no recorded references, zero references, no reported cache hits)', () => {
+    expect(one({ costUsd: null, referencePresent: null, referenceTotal: null, cachedInputTokens: null }).regressions).toEqual([]);
     expect(compareRuns({ 'x|a': run({ referencePresent: 0, referenceTotal: 0 }) }, { 'x|a': run({ referencePresent: 0, referenceTotal: 0 }) }).regressions).toEqual([]);
   });
 
@@ -348,6 +348,11 @@ describe('baseline file', () => {
 
   it('refuses a baseline without runs: it would gate nothing', () => {
     expect(() => parseBaseline('{"format":2,"runs":{}}', 'b.json')).toThrow('b.json: "runs" is empty: a baseline without runs gates nothing; write it with `bench baseline` from a batch that has runs');
+  });
+
+  it('keeps a truncated run and unknown cache hits (a live provider that reports none)', () => {
+    const live: Baseline = { ...baseline, runs: { 'raw|a': run({ status: 'truncated', cachedInputTokens: null }) } };
+    expect(parseBaseline(serializeBaseline(live), 'b.json')).toEqual(live);
   });
 
   it('rejects malformed files with one line naming the file', () => {

@@ -97,6 +97,14 @@ describe('hits and misses', () => {
     expect(cache.name).toBe(inner.name);
   });
 
+  it("replays the provider's cached tokens and the usage fields it dropped", async () => {
+    const invalidUsage = [{ field: 'usage.completion_tokens', problem: '-3 is not a token count' }];
+    const inner: Backend = { name: 'openai:chat:gpt-4o', complete: async (request) => ({ ...(await fakeBackend().complete(request)), usage: { promptTokens: 900, cachedTokens: 640 }, invalidUsage }) };
+    await wrap(inner).complete(REQUEST);
+    const replayed = await wrap(inner).complete(REQUEST);
+    expect([replayed.cached, replayed.usage, replayed.invalidUsage]).toEqual([true, { promptTokens: 900, cachedTokens: 640 }, invalidUsage]);
+  });
+
   it('stores one file per entry, sharded by the first two hex characters of the sha256 key', async () => {
     const cache = wrap(fakeBackend());
     await cache.complete(REQUEST);
@@ -200,6 +208,24 @@ describe('errors and bad entries', () => {
       expect((await cache.complete(REQUEST)).cached).toBe(true);
     });
   }
+
+  describe('usage values in an entry that are no token count (a hand-edited or foreign file)', () => {
+    for (const value of [-190, 12.5, 1e300, 'abc', null]) {
+      it(`answers with promptTokens ${JSON.stringify(value)} dropped and named, never a crash or a silent re-request`, async () => {
+        const inner = fakeBackend();
+        const cache = wrap(inner);
+        await cache.complete(REQUEST);
+        const [file] = await entryFiles(dir);
+        const entry = JSON.parse(await readFile(file!, 'utf8'));
+        entry.response.usage = { promptTokens: value, completionTokens: 5 };
+        await writeFile(file!, JSON.stringify(entry));
+        const response = await cache.complete(REQUEST);
+        expect([response.cached, inner.calls]).toEqual([true, 1]);
+        expect(response.usage).toEqual({ completionTokens: 5 });
+        expect(response.invalidUsage).toEqual([{ field: 'cache entry usage.promptTokens', problem: expect.stringMatching(/is not a token count/) as string }]);
+      });
+    }
+  });
 
   it('warns but still answers when an entry cannot be written', async () => {
     const blocker = join(dir, 'not-a-dir');

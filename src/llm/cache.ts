@@ -11,7 +11,8 @@
  * Storage: one JSON file per entry, `<dir>/<first 2 hex chars>/<key>.json`, written to a temp file
  * and renamed, so concurrent runs and crashes never leave a partial entry. A file that cannot be
  * read back (corrupt, truncated, another version) is a miss and is overwritten. Errors are never
- * cached: a failed call is retried against the backend next time.
+ * cached: a failed call is retried against the backend next time. The usage an entry replays is
+ * checked like a server's (usage.ts): a value that is no token count is dropped and named.
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { mkdir, readdir, readFile, rename, rm, rmdir, writeFile } from 'node:fs/promises';
@@ -21,6 +22,7 @@ import { assistantMessage } from '../core/messages.js';
 import { stableJson } from '../core/stable-json.js';
 import type { Backend, ChatRequest, ChatResponse } from '../core/backend.js';
 import { DEFAULT_CACHE_DIR } from './defaults.js';
+import { checkUsage } from './usage.js';
 
 /** Bump when the key material or the entry format changes: old entries become misses. */
 const CACHE_VERSION = 1;
@@ -206,6 +208,7 @@ function sentMessage(message: Record<string, unknown>): unknown {
 // ---- entries ----
 
 const count = z.number().optional();
+const raw = z.unknown().optional();
 const entrySchema = z.object({
   version: z.literal(CACHE_VERSION),
   key: z.string(),
@@ -222,8 +225,10 @@ const entrySchema = z.object({
         .object({ promptTokens: count, completionTokens: count, cachedTokens: count, reasoningTokens: count })
         .optional(),
     }),
-    usage: z.object({ promptTokens: count, completionTokens: count }),
+    // Any value: checked on reading (checkUsage), so a bad count is named rather than a silent miss.
+    usage: z.object({ promptTokens: raw, completionTokens: raw, cachedTokens: raw }),
     usageSource: z.enum(['local', 'provider']),
+    invalidUsage: z.array(z.object({ field: z.string(), problem: z.string() })).optional(),
     /** Any other response field (finishReason, ...), restored as stored. */
     extra: z.record(z.string(), z.unknown()),
   }),
@@ -243,13 +248,17 @@ async function readEntry(file: string, key: string): Promise<ChatResponse | unde
   } catch {
     return undefined;
   }
-  const { message, usage, usageSource, extra } = parsed.response;
+  const { message, usage, usageSource, invalidUsage = [], extra } = parsed.response;
+  const field = (name: keyof typeof usage) => [`cache entry usage.${name}`, usage[name]] as const;
+  const checked = checkUsage({ promptTokens: field('promptTokens'), completionTokens: field('completionTokens'), cachedTokens: field('cachedTokens') });
+  const invalid = [...invalidUsage, ...checked.invalid];
   return {
     ...extra,
     message: assistantMessage(message),
-    usage: { ...usage },
+    usage: checked.usage,
     usageSource,
     cached: true,
+    ...(invalid.length > 0 ? { invalidUsage: invalid } : {}),
   };
 }
 
@@ -260,7 +269,7 @@ async function writeEntry(
   purpose: string,
   response: ChatResponse,
 ): Promise<void> {
-  const { message, usage, usageSource, cached: _cached, ...extra } = response;
+  const { message, usage, usageSource, invalidUsage, cached: _cached, ...extra } = response;
   const entry = {
     version: CACHE_VERSION,
     key,
@@ -274,6 +283,7 @@ async function writeEntry(
       message: { id: message.id, origin: message.origin, content: message.content, toolCalls: message.toolCalls, usage: message.usage },
       usage,
       usageSource,
+      ...(invalidUsage === undefined ? {} : { invalidUsage }),
       extra,
     },
   };

@@ -9,6 +9,7 @@ import { createOllamaBackend } from './ollama.js';
 import { suspectTruncation } from './truncation.js';
 import { BackendError, type RetryPolicy } from './retry.js';
 import type { ChatRequest } from '../core/backend.js';
+import { LOCAL_PRICE_MODEL } from '../core/models.js';
 
 // Fixtures: a fast retry policy, a small context with a tool round, and a long one for truncation.
 const POLICY: RetryPolicy = { attempts: 3, baseDelayMs: 10, maxDelayMs: 200, timeoutMs: 5000 };
@@ -123,6 +124,25 @@ describe('ollama backend (real client, local server)', () => {
       expect(response.usage).toEqual({ promptTokens: 40, completionTokens: 12 });
     });
 
+    describe('usage values that are no token count (regression: -190 crashed the cost, 12.5 the store)', () => {
+      const respond = (counts: Record<string, unknown>): typeof fetch => async () =>
+        new Response(JSON.stringify({ model: MODEL, message: { role: 'assistant', content: 'ok' }, done: true, done_reason: 'stop', ...counts }));
+      it.each([-190, 12.5, 1e300, 'abc', null])('drops prompt_eval_count %s and names it', async (value) => {
+        const b = createOllamaBackend({ host: 'http://127.0.0.1:9', model: MODEL, policy: POLICY, fetch: respond({ prompt_eval_count: value, eval_count: 4 }) });
+        const response = await b.complete(AGENT);
+        expect(response.usage).toEqual({ completionTokens: 4 });
+        expect(response.invalidUsage).toHaveLength(1);
+        expect(response.invalidUsage![0]!.field).toBe('prompt_eval_count');
+      });
+
+      it('drops a bad eval_count too, keeping the prompt count', async () => {
+        const b = createOllamaBackend({ host: 'http://127.0.0.1:9', model: MODEL, policy: POLICY, stream: true, fetch: respond({ prompt_eval_count: 40, eval_count: -3 }) });
+        const response = await b.complete(AGENT);
+        expect(response.usage).toEqual({ promptTokens: 40 });
+        expect(response.invalidUsage?.map((i) => i.field)).toEqual(['eval_count']);
+      });
+    });
+
     it('reads a prompt_eval_count of 0 (prompt served from cache) as unknown, never 0', async () => {
       const scripted: typeof fetch = async () => new Response(JSON.stringify({ model: MODEL, message: { role: 'assistant', content: 'ok' }, done: true, prompt_eval_count: 0, eval_count: 1 }));
       const response = await createOllamaBackend({ host: 'http://127.0.0.1:9', model: MODEL, policy: POLICY, fetch: scripted }).complete(AGENT);
@@ -216,6 +236,11 @@ describe('ollama backend (real client, local server)', () => {
   });
 
   describe('preflight', () => {
+    it('prices its runs as local ($0), whatever the model', () => {
+      expect(backend('http://127.0.0.1:9').priceModel).toBe(LOCAL_PRICE_MODEL);
+      expect(backend('http://127.0.0.1:9', { model: 'gpt-4o' }).priceModel).toBe(LOCAL_PRICE_MODEL);
+    });
+
     it("reports the model's context length from /api/show", async () => {
       const s = await serve();
       expect(await backend(s.url).preflight()).toEqual({ contextLength: 32768 });

@@ -6,7 +6,9 @@
  *   every request sends options.num_ctx = the window, and suspectTruncation() compares the
  *   prompt_eval_count it reports with the local estimate.
  * - prompt_eval_count is missing (or 0) when the prompt came from its cache: usage stays undefined,
- *   never 0, and the runner falls back to its own count.
+ *   never 0, and the runner falls back to its own count. A count that is no count (negative, a
+ *   string...) is dropped and named (usage.ts). Ollama reports no prompt-cache hits.
+ * - It runs on the user's own hardware: its runs cost $0 (priceModel local).
  * - ollama-js has no timeout, never retries, does not read OLLAMA_HOST, mutates the request object
  *   and hides the response headers of an error: a fresh client per attempt, with a fetch that times
  *   out and remembers Retry-After, and a copy of the request.
@@ -27,6 +29,8 @@ import {
   withRetries,
   type Transport,
 } from './retry.js';
+import { checkUsage, isTokenCount } from './usage.js';
+import { LOCAL_PRICE_MODEL } from '../core/models.js';
 import type { ChatRequest, ChatResponse, LiveBackend, ServerInfo } from '../core/backend.js';
 
 export interface OllamaSettings extends Transport {
@@ -44,8 +48,9 @@ interface Answer {
   readonly content: string;
   readonly toolCalls: ToolCall[];
   readonly doneReason: string | undefined;
-  readonly promptEvalCount: number | undefined;
-  readonly evalCount: number | undefined;
+  /** The counts as sent, checked by checkUsage. */
+  readonly promptEvalCount: unknown;
+  readonly evalCount: unknown;
 }
 
 export function createOllamaBackend(settings: OllamaSettings): LiveBackend {
@@ -110,6 +115,7 @@ export function createOllamaBackend(settings: OllamaSettings): LiveBackend {
     name,
     url,
     model,
+    priceModel: LOCAL_PRICE_MODEL,
     options: { url, model, stream },
     async preflight(): Promise<ServerInfo> {
       const client = new Ollama({ host: settings.host, fetch: timedFetch(settings.policy.timeoutMs, settings.fetch ?? fetch) });
@@ -137,18 +143,18 @@ export function createOllamaBackend(settings: OllamaSettings): LiveBackend {
         settings.policy,
         settings.hooks,
       );
+      const { usage, invalid } = checkUsage({ promptTokens: ['prompt_eval_count', answer.promptEvalCount], completionTokens: ['eval_count', answer.evalCount] });
       return {
         message: assistantMessage({ id: replyId, origin: strategyOrigin('ollama', request.purpose), content: answer.content, toolCalls: answer.toolCalls }),
         // A prompt of messages is never 0 tokens: 0 means "served from cache, not counted".
-        usage: { promptTokens: answer.promptEvalCount || undefined, completionTokens: answer.evalCount },
+        usage: { promptTokens: usage.promptTokens || undefined, completionTokens: usage.completionTokens },
         usageSource: 'provider',
         finishReason: answer.doneReason,
+        ...(invalid.length > 0 ? { invalidUsage: invalid } : {}),
       };
     },
   };
 }
-
-const count = (value: unknown): number | undefined => (typeof value === 'number' && Number.isFinite(value) ? value : undefined);
 
 // Each call gets a fresh object: the client writes `stream` into the request it is given.
 async function whole(client: Ollama, body: OllamaChatRequest, replyId: string): Promise<Answer> {
@@ -160,8 +166,8 @@ async function whole(client: Ollama, body: OllamaChatRequest, replyId: string): 
     content: response.message.content ?? '',
     toolCalls: fromOllamaToolCalls(response.message.tool_calls, replyId),
     doneReason: response.done_reason,
-    promptEvalCount: count(response.prompt_eval_count),
-    evalCount: count(response.eval_count),
+    promptEvalCount: response.prompt_eval_count,
+    evalCount: response.eval_count,
   };
 }
 
@@ -179,8 +185,8 @@ async function streamed(client: Ollama, body: OllamaChatRequest, replyId: string
     content,
     toolCalls: fromOllamaToolCalls(calls, replyId),
     doneReason: last?.done_reason,
-    promptEvalCount: count(last?.prompt_eval_count),
-    evalCount: count(last?.eval_count),
+    promptEvalCount: last?.prompt_eval_count,
+    evalCount: last?.eval_count,
   };
 }
 
@@ -216,7 +222,8 @@ function strictNdjson(response: Response): Response {
 function contextLengthOf(show: ShowResponse): number | undefined {
   const info = show.model_info as unknown as Record<string, unknown> | undefined;
   const architecture = info?.['general.architecture'];
-  return typeof architecture === 'string' ? count(info?.[`${architecture}.context_length`]) : undefined;
+  const length = typeof architecture === 'string' ? info?.[`${architecture}.context_length`] : undefined;
+  return isTokenCount(length) ? length : undefined;
 }
 
 /** ollama-js throws ResponseError (not exported) with the HTTP status in status_code. */

@@ -69,7 +69,8 @@ describe('openai backend (real client, local server)', () => {
     it('answers with the provider usage and finish_reason (not streamed)', async () => {
       const s = await serve();
       const response = await backend(s.url, { stream: false }).complete(AGENT);
-      expect(response.usage).toEqual({ promptTokens: counter.countContext(CONTEXT), completionTokens: expect.any(Number) as number });
+      // Nothing was asked before: nothing is cached.
+      expect(response.usage).toEqual({ promptTokens: counter.countContext(CONTEXT), completionTokens: expect.any(Number) as number, cachedTokens: 0 });
       expect([response.usageSource, response.finishReason]).toEqual(['provider', 'stop']);
       expect(chatBodies(s)[0]).not.toHaveProperty('stream_options');
     });
@@ -82,6 +83,17 @@ describe('openai backend (real client, local server)', () => {
       expect(response.usage.completionTokens).toBeGreaterThan(0);
       expect(response.finishReason).toBe('stop');
       expect(response.message.content).not.toBe('');
+    });
+
+    it.each([false, true])('reads the prompt-cache hits from prompt_tokens_details.cached_tokens (stream: %s)', async (stream) => {
+      const s = await serve();
+      const b = backend(s.url, { stream });
+      await b.complete(AGENT);
+      const longer = [...CONTEXT, assistantMessage({ id: 'a2', content: 'Found it.' }), userMessage({ id: 'u2', content: 'Go on.' })];
+      const response = await b.complete({ messages: longer, purpose: 'agent' });
+      // The server caches whole messages: the five sent before are served from its cache.
+      const shared = CONTEXT.reduce((sum, m) => sum + counter.countMessage(m), 0);
+      expect(response.usage).toMatchObject({ promptTokens: counter.countContext(longer), cachedTokens: shared });
     });
 
     it('sends OpenAI shapes: call ids, content null for a pure call turn, derived tools, no num_ctx', async () => {
@@ -133,6 +145,36 @@ describe('openai backend (real client, local server)', () => {
         { id: 'call_b', name: 'grep', arguments: '{"pattern":"x"}' },
       ]);
       expect([response.finishReason, response.usage.promptTokens, response.message.content]).toEqual(['tool_calls', 50, '']);
+    });
+
+    describe('usage values that are no token count (regression: "abc" and -190 crashed the run, null was taken as a count)', () => {
+      const usageChunk = (usage: unknown) => ({ id: 'x', object: 'chat.completion.chunk', created: 0, model: MODEL, choices: [], usage });
+      it.each([-190, 12.5, 1e300, 'abc', null])('drops prompt_tokens %s and names it (stream)', async (value) => {
+        const scripted = sse([chunk({ content: 'ok' }, 'stop'), usageChunk({ prompt_tokens: value, completion_tokens: 2, total_tokens: 9 })]);
+        const b = createOpenAiBackend({ baseUrl: 'http://127.0.0.1:9/v1', apiKey: KEY, model: MODEL, policy: POLICY, fetch: scripted });
+        const response = await b.complete(AGENT);
+        expect(response.usage).toEqual({ completionTokens: 2 });
+        expect(response.invalidUsage?.map((i) => i.field)).toEqual(['usage.prompt_tokens']);
+      });
+
+      it('drops bad values in a whole answer, and a cached count above the prompt count', async () => {
+        const whole: typeof fetch = async () =>
+          Response.json({
+            id: 'x', object: 'chat.completion', created: 0, model: MODEL,
+            choices: [{ index: 0, message: { role: 'assistant', content: 'ok' }, finish_reason: 'stop' }],
+            usage: { prompt_tokens: 50, completion_tokens: '7', prompt_tokens_details: { cached_tokens: 80 } },
+          });
+        const b = createOpenAiBackend({ baseUrl: 'http://127.0.0.1:9/v1', apiKey: KEY, model: MODEL, policy: POLICY, stream: false, fetch: whole });
+        const response = await b.complete(AGENT);
+        expect(response.usage).toEqual({ promptTokens: 50 });
+        expect(response.invalidUsage?.map((i) => i.field)).toEqual(['usage.completion_tokens', 'usage.prompt_tokens_details.cached_tokens']);
+      });
+
+      it('reads no cached count from a prompt_tokens_details of null (vLLM), without a complaint', async () => {
+        const scripted = sse([chunk({ content: 'ok' }, 'stop'), usageChunk({ prompt_tokens: 50, completion_tokens: 2, prompt_tokens_details: null })]);
+        const response = await createOpenAiBackend({ baseUrl: 'http://127.0.0.1:9/v1', apiKey: KEY, model: MODEL, policy: POLICY, fetch: scripted }).complete(AGENT);
+        expect([response.usage, response.invalidUsage ?? []]).toEqual([{ promptTokens: 50, completionTokens: 2 }, []]);
+      });
     });
 
     it('treats a stream that ends without a finish_reason as cut, and retries it', async () => {
@@ -215,9 +257,9 @@ describe('openai backend (real client, local server)', () => {
   });
 
   describe('preflight', () => {
-    it('passes a model GET /models lists, without a chat request', async () => {
+    it('passes a model GET /models lists, without a chat request, with its context length when the listing has it', async () => {
       const s = await serve();
-      expect(await backend(s.url).preflight()).toEqual({});
+      expect(await backend(s.url).preflight()).toEqual({ contextLength: 4096 });
       expect(chatBodies(s)).toHaveLength(0);
     });
 
@@ -249,6 +291,20 @@ describe('openai backend (real client, local server)', () => {
       } finally {
         await refusing.close();
       }
+    });
+
+    it.each([
+      ['vLLM', { max_model_len: 8192 }],
+      ['llama.cpp server', { meta: { n_ctx_train: 8192 } }],
+      ['OpenRouter, LM Studio', { context_length: 8192 }],
+    ])('reads the context length the way %s lists it', async (_server, fields) => {
+      const listing: typeof fetch = async () => Response.json({ object: 'list', data: [{ id: MODEL, object: 'model', ...fields }] });
+      const b = createOpenAiBackend({ baseUrl: 'http://127.0.0.1:9/v1', apiKey: KEY, model: MODEL, policy: POLICY, fetch: listing });
+      expect(await b.preflight()).toEqual({ contextLength: 8192 });
+    });
+
+    it("prices its runs at the served model's list prices", () => {
+      expect(backend('http://127.0.0.1:9').priceModel).toBe(MODEL);
     });
 
     it('fails at once on a server that is down', async () => {

@@ -8,7 +8,11 @@
  *   choices, and is lost when the stream breaks. A stream that ends without a finish_reason was cut.
  * - The API key is required by the client even for local servers (any string works) and never
  *   appears in a message: the provider's text is redacted before it is shown.
- * - This route cannot set num_ctx: the window is the server's business.
+ * - This route cannot set num_ctx: the window is the server's business. Where the model list says
+ *   the model's context length (vLLM, llama.cpp server, LM Studio, OpenRouter), preflight returns it.
+ * - Usage values are checked (usage.ts); prompt_tokens_details.cached_tokens gives the prompt-cache
+ *   hits, where the server reports them (vLLM sends null details).
+ * - Runs are priced at the served model's list prices (unknown for a model the registry lacks).
  */
 import OpenAI, { APIConnectionError, APIConnectionTimeoutError, APIError } from 'openai';
 import type { ChatCompletionCreateParamsBase } from 'openai/resources/chat/completions';
@@ -27,7 +31,8 @@ import {
   withRetries,
   type Transport,
 } from './retry.js';
-import type { ChatRequest, ChatResponse, LiveBackend, ServerInfo, Usage } from '../core/backend.js';
+import { checkUsage, isTokenCount, type CheckedUsage } from './usage.js';
+import type { ChatRequest, ChatResponse, LiveBackend, ServerInfo } from '../core/backend.js';
 
 export interface OpenAiSettings extends Transport {
   /** e.g. https://api.openai.com/v1 or http://127.0.0.1:8000/v1 */
@@ -43,7 +48,7 @@ interface Answer {
   readonly content: string;
   readonly toolCalls: ToolCall[];
   readonly finishReason: string | undefined;
-  readonly usage: Usage;
+  readonly usage: CheckedUsage;
 }
 
 type Body = Omit<ChatCompletionCreateParamsBase, 'stream' | 'stream_options'>;
@@ -72,9 +77,9 @@ export function createOpenAiBackend(settings: OpenAiSettings): LiveBackend {
     let content = '';
     const calls: { id: string; name: string; arguments: string }[] = [];
     let finishReason: string | undefined;
-    let usage: Usage = {};
+    let usage: CheckedUsage = { usage: {}, invalid: [] };
     for await (const chunk of chunks) {
-      if (chunk.usage) usage = { promptTokens: chunk.usage.prompt_tokens, completionTokens: chunk.usage.completion_tokens };
+      if (chunk.usage) usage = usageOf(chunk.usage);
       const choice = chunk.choices[0]; // the usage chunk has none
       if (!choice) continue;
       content += choice.delta.content ?? '';
@@ -100,7 +105,7 @@ export function createOpenAiBackend(settings: OpenAiSettings): LiveBackend {
       content: choice.message.content ?? '',
       toolCalls: fromOpenAiToolCalls(choice.message.tool_calls),
       finishReason: choice.finish_reason ?? undefined,
-      usage: { promptTokens: completion.usage?.prompt_tokens, completionTokens: completion.usage?.completion_tokens },
+      usage: usageOf(completion.usage),
     };
   };
 
@@ -146,10 +151,15 @@ export function createOpenAiBackend(settings: OpenAiSettings): LiveBackend {
     name,
     url,
     model,
+    priceModel: model,
     options: { url, model, stream },
     async preflight(): Promise<ServerInfo> {
       try {
-        if ((await client.models.list()).data.some((m) => m.id === model)) return {};
+        const listed = (await client.models.list()).data.find((m) => m.id === model);
+        if (listed) {
+          const contextLength = contextLengthOf(listed);
+          return contextLength === undefined ? {} : { contextLength };
+        }
       } catch (error) {
         // A server without GET /models (some local ones) cannot say; anything else is what a run would meet.
         if (!(error instanceof APIError && error.status === 404)) throw classify(error);
@@ -179,14 +189,34 @@ export function createOpenAiBackend(settings: OpenAiSettings): LiveBackend {
         settings.policy,
         settings.hooks,
       );
+      const { usage, invalid } = answer.usage;
       return {
         message: assistantMessage({ id: replyId, origin: strategyOrigin('openai', request.purpose), content: answer.content, toolCalls: answer.toolCalls }),
-        usage: answer.usage,
+        usage,
         usageSource: 'provider',
         finishReason: answer.finishReason,
+        ...(invalid.length > 0 ? { invalidUsage: invalid } : {}),
       };
     },
   };
+}
+
+/** A field of a JSON value the client hands over as typed (a server may send anything); undefined when it is no object. */
+const fieldOf = (value: unknown, name: string): unknown => (typeof value === 'object' && value !== null ? (value as Record<string, unknown>)[name] : undefined);
+
+/** The usage object of an answer, checked. */
+function usageOf(usage: unknown): CheckedUsage {
+  return checkUsage({
+    promptTokens: ['usage.prompt_tokens', fieldOf(usage, 'prompt_tokens')],
+    completionTokens: ['usage.completion_tokens', fieldOf(usage, 'completion_tokens')],
+    cachedTokens: ['usage.prompt_tokens_details.cached_tokens', fieldOf(fieldOf(usage, 'prompt_tokens_details'), 'cached_tokens')],
+  });
+}
+
+/** The context length a model listing gives: vLLM's max_model_len, llama.cpp's meta.n_ctx_train, OpenRouter's and LM Studio's context_length. */
+function contextLengthOf(listed: unknown): number | undefined {
+  const candidates = [fieldOf(listed, 'max_model_len'), fieldOf(fieldOf(listed, 'meta'), 'n_ctx_train'), fieldOf(listed, 'context_length')];
+  return candidates.find((value): value is number => isTokenCount(value) && value > 0);
 }
 
 /** Retry-After, or OpenAI's own retry-after-ms. */

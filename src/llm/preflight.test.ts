@@ -24,6 +24,7 @@ function fakeLive(check: () => Promise<ServerInfo>) {
     url: URL,
     model: 'x',
     options: {},
+    priceModel: 'x',
     preflight: () => {
       counts.checks += 1;
       return check();

@@ -21,6 +21,9 @@ interface RunSpec {
   readonly peak: number;
   readonly probes?: { verbatim: number; summary: number; recoverable: number; lost: number; answered?: number };
   readonly recall?: readonly [present: number, total: number];
+  /** Cached input tokens; default half the input, null for unknown (a provider that reports none). */
+  readonly cached?: number | null;
+  readonly priceModel?: string;
 }
 
 /** A run with every summary field set here, so the totals below are sums of these numbers. */
@@ -31,7 +34,7 @@ function run(spec: RunSpec): RunResult {
   return {
     ...template,
     runId: `${strategy}-${spec.scenario}`,
-    config: { ...template.config, strategy, baseStrategy: strategy, params: {}, scenarioId: spec.scenario, outcome: spec.outcome, window: 1000, priceModel: 'gpt-4o' },
+    config: { ...template.config, strategy, baseStrategy: strategy, params: {}, scenarioId: spec.scenario, outcome: spec.outcome, window: 1000, priceModel: spec.priceModel ?? 'gpt-4o' },
     summary: {
       status: spec.status ?? 'completed',
       steps,
@@ -45,7 +48,7 @@ function run(spec: RunSpec): RunResult {
       peakContextTokens: spec.peak * 1000,
       peakContextPct: spec.peak,
       meanContextPct: spec.peak / 2,
-      cachedInputTokens: spec.inputTokens / 2,
+      cachedInputTokens: spec.cached === null ? undefined : (spec.cached ?? spec.inputTokens / 2),
       costUsd: spec.cost,
       probes: { total: probes.verbatim + probes.summary + probes.recoverable + probes.lost, ...probes },
       referenceRecall: spec.recall && { present: spec.recall[0], total: spec.recall[1] },
@@ -88,11 +91,11 @@ describe('aggregateRuns', () => {
 
   it('sums a partly priced cost over the priced runs and says it is a lower bound', () => {
     const { cost } = aggregateRuns(RUNS);
-    expect(cost).toEqual({ usd: 0.75, pricedRuns: 2, partial: true });
+    expect(cost).toEqual({ usd: 0.75, pricedRuns: 2, partial: true, local: false });
     expect(costText(cost, (usd) => `$${usd.toFixed(2)}`)).toBe('$0.75+');
     expect(costText(aggregateRuns([RUNS[0]!]).cost, (usd) => `$${usd.toFixed(2)}`)).toBe('$0.50');
     const unpriced = aggregateRuns([RUNS[1]!]).cost;
-    expect(unpriced).toEqual({ usd: null, pricedRuns: 0, partial: false });
+    expect(unpriced).toEqual({ usd: null, pricedRuns: 0, partial: false, local: false });
     expect(costText(unpriced, String, '–')).toBe('–');
   });
 
@@ -114,7 +117,36 @@ describe('aggregateRuns', () => {
   it('is zeros, not NaN, over no runs', () => {
     const a = aggregateRuns([]);
     expect([a.runs, a.peakContext.max, a.peakContext.mean, a.meanContextPct]).toEqual([0, 0, 0, 0]);
-    expect(a.cost).toEqual({ usd: null, pricedRuns: 0, partial: false });
+    expect(a.cost).toEqual({ usd: null, pricedRuns: 0, partial: false, local: false });
+    expect([a.cachedInputTokens, a.cachedShare]).toEqual([null, null]);
+  });
+
+  describe('live numbers', () => {
+    it('takes the cached share over the runs that know their cache hits; unknown when none does', () => {
+      const known = run({ scenario: 'a', inputTokens: 1000, cached: 600, peak: 0.5 });
+      const unknown = run({ scenario: 'b', inputTokens: 3000, cached: null, peak: 0.5 });
+      expect(aggregateRuns([known, unknown])).toMatchObject({ cachedInputTokens: 600, cachedShare: 0.6 });
+      expect(aggregateRuns([unknown])).toMatchObject({ cachedInputTokens: null, cachedShare: null });
+      const terminal = strategyTable([unknown]).split('\n')[2]!.trim().split(/\s{2,}/);
+      expect(terminal[6]).toBe('n/a');
+    });
+
+    it('reads "local" for runs on a local model ($0), in the terminal and the report', () => {
+      const local = [run({ scenario: 'a', inputTokens: 1000, cost: 0, peak: 0.5, priceModel: 'local' }), run({ scenario: 'b', inputTokens: 1000, cost: 0, peak: 0.5, priceModel: 'qwen2.5-coder:7b' })];
+      const { cost } = aggregateRuns(local);
+      expect(cost).toEqual({ usd: 0, pricedRuns: 2, partial: false, local: true });
+      expect(costText(cost, (usd) => `$${usd.toFixed(2)}`)).toBe('local');
+      expect(strategyTable(local).split('\n')[2]!.trim().split(/\s{2,}/)[9]).toBe('local');
+      // Priced at a list price, $0 is no local model.
+      expect(aggregateRuns([run({ scenario: 'a', inputTokens: 0, cost: 0, peak: 0 })]).cost.local).toBe(false);
+    });
+
+    it('counts truncated runs apart: neither completed nor failed otherwise', () => {
+      const a = aggregateRuns([...RUNS, run({ scenario: 'd', status: 'truncated', inputTokens: 10, peak: 0.1 })]);
+      expect([a.completed, a.truncated, a.otherFailed, a.otherStatuses]).toEqual([1, 1, 1, ['stopped']]);
+      const cells = strategyTable([run({ scenario: 'd', status: 'truncated', inputTokens: 10, peak: 0.1 })]).split('\n')[2]!.trim().split(/\s{2,}/);
+      expect(cells.at(-1)).toBe('no; 1 truncated');
+    });
   });
 });
 

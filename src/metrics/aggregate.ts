@@ -5,6 +5,7 @@
  * (aggregateRuns) adds what only a RunResult has.
  */
 import type { RunResult, RunStatus } from '../core/run-records.js';
+import { isLocalPrice } from './cost.js';
 import { runMetrics, type RunMetrics } from './run-metrics.js';
 
 /** The dollars of the runs that have a price. */
@@ -14,6 +15,8 @@ export interface CostTotal {
   readonly pricedRuns: number;
   /** Some runs are priced, not all: usd is a lower bound of the whole cost. */
   readonly partial: boolean;
+  /** Every run is priced at a local model's $0 (an Ollama run): it reads "local". False when unknown (a baseline keeps no price model). */
+  readonly local: boolean;
 }
 
 /** Recorded references still in the context when the recorded agent used them, summed over runs. */
@@ -27,6 +30,8 @@ export interface MetricsAggregate {
   readonly runs: number;
   readonly completed: number;
   readonly overflowed: number;
+  /** Replayed every step, but the provider cut prompts (status truncated). */
+  readonly truncated: number;
   /** Ended otherwise: invalid context, stopped or error. */
   readonly otherFailed: number;
   /** The statuses of those runs, each once, in run order. */
@@ -36,7 +41,10 @@ export interface MetricsAggregate {
   readonly inputTokens: number;
   readonly outputTokens: number;
   readonly overheadTokens: number;
-  readonly cachedInputTokens: number;
+  /** Prompt-cache hits summed over the runs that know theirs; null when none does (a provider that reports none). */
+  readonly cachedInputTokens: number | null;
+  /** Those hits as a share of the same runs' input tokens; null when no run knows its hits, or they sent nothing. */
+  readonly cachedShare: number | null;
   readonly cost: CostTotal;
   /** Fraction of the window at a run's fullest request: the largest, and the mean over runs. */
   readonly peakContext: { readonly max: number; readonly mean: number };
@@ -71,10 +79,19 @@ export interface RunsAggregate extends MetricsAggregate {
 const sum = <T>(items: readonly T[], pick: (item: T) => number): number => items.reduce((acc, item) => acc + pick(item), 0);
 const mean = <T>(items: readonly T[], pick: (item: T) => number): number => (items.length === 0 ? 0 : sum(items, pick) / items.length);
 
-const isOtherFailure = (status: RunStatus): boolean => status !== 'completed' && status !== 'overflow';
+const isOtherFailure = (status: RunStatus): boolean => status !== 'completed' && status !== 'overflow' && status !== 'truncated';
 
 function recallOf(metrics: readonly RunMetrics[]): RecallTotal {
   return { present: sum(metrics, (m) => m.referencePresent ?? 0), total: sum(metrics, (m) => m.referenceTotal ?? 0) };
+}
+
+/** Cache hits and their share of input, over the runs that know their hits. */
+function cachedOf(metrics: readonly RunMetrics[]): Pick<MetricsAggregate, 'cachedInputTokens' | 'cachedShare'> {
+  const known = metrics.filter((m) => m.cachedInputTokens !== null);
+  if (known.length === 0) return { cachedInputTokens: null, cachedShare: null };
+  const cached = sum(known, (m) => m.cachedInputTokens!);
+  const input = sum(known, (m) => m.inputTokens);
+  return { cachedInputTokens: cached, cachedShare: input === 0 ? null : cached / input };
 }
 
 function costOf(metrics: readonly RunMetrics[]): CostTotal {
@@ -83,6 +100,7 @@ function costOf(metrics: readonly RunMetrics[]): CostTotal {
     usd: priced.length === 0 ? null : sum(priced, (usd) => usd),
     pricedRuns: priced.length,
     partial: priced.length > 0 && priced.length < metrics.length,
+    local: false,
   };
 }
 
@@ -94,14 +112,14 @@ export function aggregateMetrics(metrics: readonly RunMetrics[]): MetricsAggrega
     runs: metrics.length,
     completed: statuses.filter((s) => s === 'completed').length,
     overflowed: statuses.filter((s) => s === 'overflow').length,
+    truncated: statuses.filter((s) => s === 'truncated').length,
     otherFailed: others.length,
     otherStatuses: [...new Set(others)],
     steps: sum(metrics, (m) => m.steps),
     inputTokens: sum(metrics, (m) => m.inputTokens),
     outputTokens: sum(metrics, (m) => m.outputTokens),
     overheadTokens: sum(metrics, (m) => m.overheadTokens),
-    // A run whose provider reported no cache count adds none.
-    cachedInputTokens: sum(metrics, (m) => m.cachedInputTokens ?? 0),
+    ...cachedOf(metrics),
     cost: costOf(metrics),
     peakContext: { max: metrics.reduce((max, m) => Math.max(max, m.peakContextPct), 0), mean: mean(metrics, (m) => m.peakContextPct) },
     probes: { passed: sum(metrics, (m) => m.probesPassed), total: sum(metrics, (m) => m.probesTotal) },
@@ -117,6 +135,7 @@ export function aggregateRuns(runs: readonly RunResult[]): RunsAggregate {
   const recallWhere = (outcome: string): RecallTotal => recallOf(metrics.filter((_, i) => runs[i]!.config.outcome === outcome));
   return {
     ...base,
+    cost: { ...base.cost, local: runs.length > 0 && runs.every((r) => isLocalPrice(r.config.priceModel)) },
     totalSteps: total((r) => r.summary.totalSteps),
     sessions: total((r) => r.summary.sessions),
     restarts: total((r) => r.summary.restarts),
@@ -133,7 +152,8 @@ export function aggregateRuns(runs: readonly RunResult[]): RunsAggregate {
   };
 }
 
-/** A cost as text: `none` when no run is priced, else its dollars, a "+" after them when they are a lower bound. */
+/** A cost as text: `none` when no run is priced, "local" for runs on a local model, else its dollars, a "+" after them when they are a lower bound. */
 export function costText(cost: CostTotal, dollars: (usd: number) => string, none = '-'): string {
+  if (cost.local) return 'local';
   return cost.usd === null ? none : `${dollars(cost.usd)}${cost.partial ? '+' : ''}`;
 }

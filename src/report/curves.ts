@@ -127,7 +127,7 @@ function eventMarkers(events: readonly EventRecord[], y: readonly (number | null
   });
 }
 
-/** Where a failed run stopped, for a marker; the refused request may not be among the steps. */
+/** Where a failed run stopped (a truncated one: its first cut prompt), for a marker; the refused request may not be among the steps. */
 function failurePoint(run: RunResult, agentSteps: readonly StepRecord[]): Omit<MarkerData, 'series'> | null {
   const { status, failedStep } = run.summary;
   if (status === 'completed' || failedStep === undefined) return null;

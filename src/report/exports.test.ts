@@ -65,7 +65,7 @@ describe('reportJson', () => {
   const json = JSON.parse(reportJson(runs, meta));
 
   it('states the recommendation, the configurations and every run with its metrics', () => {
-    expect(json.format).toBe(2);
+    expect(json.format).toBe(3);
     // codex keeps the most (91.9% vs masking's 81.9%) and costs tokens: nothing within a point is cheaper.
     expect(json.recommended.configuration).toBe('codex (summarization)');
     expect(json.recommended.costAxis).toBe('billed input tokens');
@@ -75,6 +75,14 @@ describe('reportJson', () => {
     expect(json.runs).toHaveLength(6);
     expect(json.runs[3]).toMatchObject({ scenarioId: 'bad"id<i>', status: 'overflow', probesPassed: 1, success: 0 });
     expect(json.baseline).toBeNull();
+  });
+
+  it('gives unknown cache hits (a live provider that reports none) as null, in a configuration and in a run (format 3)', () => {
+    const unknown = runs.map((r) => (r.config.strategy === 'codex' ? { ...r, summary: { ...r.summary, cachedInputTokens: undefined } } : r));
+    const out = JSON.parse(reportJson(unknown, meta));
+    expect(out.configurations[2].cachedInputTokens).toBeNull();
+    expect(out.runs.filter((r: { strategy: string }) => r.strategy === 'codex').map((r: { cachedInputTokens: unknown }) => r.cachedInputTokens)).toEqual([null, null]);
+    expect(out.configurations[0].cachedInputTokens).toEqual(expect.any(Number));
   });
 
   it('carries the baseline comparison when there is one', () => {

@@ -13,8 +13,12 @@ import { runSuccess, SUCCESS_DEFINITION } from './pareto.js';
 import { candidateRuns } from './baseline-diff.js';
 import { buildView, type ReportMeta } from './view.js';
 
-/** Bumped when a field of the JSON output changes meaning or goes away (2: a partly priced costUsd is the priced runs' sum, no longer null). */
-export const REPORT_JSON_FORMAT = 2;
+/**
+ * Bumped when a field of the JSON output changes meaning or goes away (2: a partly priced costUsd is
+ * the priced runs' sum, no longer null; 3: cachedInputTokens is null when unknown, a live provider
+ * that reports no prompt-cache hits, and over the runs that know theirs otherwise).
+ */
+export const REPORT_JSON_FORMAT = 3;
 
 export function reportJson(runs: readonly RunResult[], meta: ReportMeta): string {
   const view = buildView(runs, meta);
@@ -35,6 +39,7 @@ export function reportJson(runs: readonly RunResult[], meta: ReportMeta): string
       referencePresent: a.referenceRecall.present,
       referenceTotal: a.referenceRecall.total,
       inputTokens: a.inputTokens,
+      // Over the runs that know their cache hits; null when none does.
       cachedInputTokens: a.cachedInputTokens,
       overheadTokens: a.overheadTokens,
       llmCalls: a.llmCalls,

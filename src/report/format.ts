@@ -21,17 +21,18 @@ export const truncate = (text: string, max = DETAIL_MAX): string => (text.length
 
 export const STATUS_TEXT: Readonly<Record<RunStatus, string>> = {
   completed: 'completed',
+  truncated: 'truncated',
   overflow: 'overflow',
   invalid_context: 'invalid context',
   stopped: 'stopped',
   error: 'error',
 };
 
-/** "completed", or how and where the run ended: "overflow at step 5". */
+/** "completed", or how and where the run ended: "overflow at step 5", "truncated from step 3" (it went on to the end). */
 export function statusText(run: RunResult): string {
   const { status, failedStep } = run.summary;
   if (status === 'completed') return 'completed';
-  return `${STATUS_TEXT[status]}${failedStep === undefined ? '' : ` at step ${failedStep}`}`;
+  return `${STATUS_TEXT[status]}${failedStep === undefined ? '' : ` ${status === 'truncated' ? 'from' : 'at'} step ${failedStep}`}`;
 }
 
 /** Soft hyphens where a "-" is written: a long header may break there when the table needs the room. */

@@ -3,7 +3,8 @@
  * backends, models, windows, seeds, calibration, prices) and what the backends assumed.
  */
 import { describeMock } from '../llm/mock.js';
-import { priceFor } from '../metrics/cost.js';
+import { isLocalPrice, priceFor } from '../metrics/cost.js';
+import { LOCAL_PRICE_MODEL } from '../core/models.js';
 import type { BatchInfo, RunResult } from '../core/run-records.js';
 import type { ParamValue, Params } from '../core/params.js';
 import { strategyName } from './columns.js';
@@ -31,8 +32,17 @@ export function facts(runs: readonly RunResult[], batches: readonly BatchInfo[],
     { label: 'Encodings', value: list((r) => r.config.encoding) },
     { label: 'Token calibration', value: calibrationFact(runs) },
     { label: 'Prices', value: priceFact(runs) },
+    ...truncatedFact(runs),
     ...usageFact(runs),
   ];
+}
+
+/** How many runs the provider truncated (status truncated): their numbers are not what the strategy sent. */
+function truncatedFact(runs: readonly RunResult[]): Fact[] {
+  const truncated = runs.filter((r) => r.summary.status === 'truncated').length;
+  if (truncated === 0) return [];
+  const value = `${fmtInt(truncated)} of ${fmtInt(runs.length)} runs: the provider counted far fewer prompt tokens than were sent (it cut the prompts: Ollama past num_ctx), so the model did not see what the strategy sent`;
+  return [{ label: 'Truncated', value }];
 }
 
 /** When and with which ctxbench (version, commit) the runs were made, and the command of a single batch. */
@@ -61,16 +71,18 @@ function calibrationFact(runs: readonly RunResult[]): string {
     .join(', ');
 }
 
-/** Whose list prices the costs use, with the rates, or that a cost is unknown. */
+/** Whose list prices the costs use, with the rates; which are local ($0); or that a cost is unknown. */
 function priceFact(runs: readonly RunResult[]): string {
   const models = distinct(runs.map((r) => r.config.priceModel));
   const priced = models.filter((model) => runs.some((r) => r.config.priceModel === model && r.summary.costUsd !== undefined));
-  const rates = priced.map((model) => {
+  const local = priced.filter(isLocalPrice);
+  const rates = priced.filter((model) => !isLocalPrice(model)).map((model) => {
     const price = priceFor(model);
     return price ? `${model} ${usd(price.input)} / ${usd(price.cachedInput)} / ${usd(price.output)}` : model;
   });
   const parts = [
     ...(rates.length ? [`${rates.join(', ')} per 1M tokens of input / cached input / output`] : []),
+    ...local.map((model) => (model === LOCAL_PRICE_MODEL ? 'local (a model on your own hardware): $0' : `${model} local: $0`)),
     ...models.filter((model) => !priced.includes(model)).map((model) => `${model} unknown (no cost)`),
   ];
   return parts.join('; ') || '—';

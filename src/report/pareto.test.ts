@@ -14,13 +14,14 @@ interface RunSpec {
   readonly recall?: readonly [present: number, total: number];
   readonly cost?: number | undefined;
   readonly inputTokens?: number;
+  readonly priceModel?: string;
 }
 
 function run(spec: RunSpec): RunResult {
   const [passed, total] = spec.probes ?? [0, 0];
   return {
     ...template,
-    config: { ...template.config, scenarioId: spec.scenario ?? 's1' },
+    config: { ...template.config, scenarioId: spec.scenario ?? 's1', priceModel: spec.priceModel ?? template.config.priceModel },
     summary: {
       ...template.summary,
       status: spec.status ?? 'completed',
@@ -37,7 +38,7 @@ const group = (label: string, ...runs: RunResult[]) => ({ col: column(label), ru
 
 describe('runSuccess', () => {
   it('is 0 for a run that did not replay every step, whatever it kept', () => {
-    for (const status of ['overflow', 'invalid_context', 'stopped', 'error'] as const) {
+    for (const status of ['truncated', 'overflow', 'invalid_context', 'stopped', 'error'] as const) {
       expect(runSuccess(run({ status, probes: [4, 4], recall: [9, 9] }))).toBe(0);
     }
   });
@@ -80,6 +81,13 @@ describe('paretoOf', () => {
     expect(pareto.axis).toBe('billed input tokens');
     expect(pareto.points.map((p) => p.costText)).toEqual(['5,000 tokens', '7,000 tokens']);
     expect(pareto.recommended).toBe('a');
+  });
+
+  it('weighs billed input tokens when every configuration ran on a local model ($0 each)', () => {
+    const local = (inputTokens: number, probes: [number, number]) => run({ cost: 0, priceModel: 'local', inputTokens, probes });
+    const pareto = paretoOf([group('a', local(9000, [2, 2])), group('b', local(4000, [2, 2]))]);
+    expect(pareto.axis).toBe('billed input tokens');
+    expect(pareto.recommended).toBe('b');
   });
 
   it('compares configurations on the scenarios they all ran, and says so', () => {

@@ -12,14 +12,14 @@ import { distinct, dollars, fmtInt, fmtPct, sum } from './format.js';
 export const WITHIN = 0.01;
 
 export const SUCCESS_DEFINITION =
-  'Success of a run: 0 when it did not replay every step (the provider refused its context or the strategy gave up, so the task failed); ' +
+  'Success of a run: 0 when it did not complete (the provider refused or cut its context, or the strategy gave up, so the task failed); ' +
   'otherwise the share of what it had to keep that it kept: probes passed, and reference recall on recorded scenarios (their mean when it has both; 1 when it has neither). ' +
   'A configuration scores the mean over its scenarios.';
 
 export interface ParetoPoint {
   readonly label: string;
   readonly color: string;
-  /** Dollars, or billed input tokens when some run has no price (see Pareto.axis). */
+  /** Dollars, or billed input tokens when some run has no price or every one ran on a local model (see Pareto.axis). */
   readonly cost: number;
   /** Mean success over the compared scenarios, in [0, 1]. */
   readonly success: number;
@@ -68,7 +68,8 @@ export function paretoOf(groups: readonly { col: Column; runs: RunResult[] }[]):
 
   const compared = groups.map((g) => ({ col: g.col, runs: g.runs.filter((r) => common.includes(r.config.scenarioId)) }));
   const aggregates = compared.map(({ runs }) => aggregateRuns(runs));
-  const priced = aggregates.every((a) => a.cost.pricedRuns === a.runs);
+  // Local models cost $0 but the same tokens: when every configuration ran on one, tokens tell them apart.
+  const priced = aggregates.every((a) => a.cost.pricedRuns === a.runs) && !aggregates.every((a) => a.cost.local);
   const axis = priced ? 'dollars' : 'billed input tokens';
   // Rounded to what the page prints, so two points that read alike are alike on the front too.
   const raw = compared.map(({ col, runs }, i) => ({

@@ -156,6 +156,34 @@ describe('renderReport', () => {
     expect(summaryRows(renderReport(priced, meta)).map((row) => row[11])).toEqual(['$0.07', '$0.08', '$0.02*']);
   });
 
+  describe('live numbers that are the provider’s, or say they are not', () => {
+    /** The codex runs (live, ollama) as a local model with no reported cache hits, one of them truncated from step 2. */
+    const local = (): RunResult[] =>
+      sampleRuns().map((r, i) =>
+        r.config.strategy !== 'codex'
+          ? r
+          : {
+              ...r,
+              config: { ...r.config, priceModel: 'local' },
+              summary: { ...r.summary, cachedInputTokens: undefined, costUsd: 0, ...(i === 2 ? { status: 'truncated' as const, failedStep: 2, failure: 'the provider counted 900 prompt tokens at step 2' } : {}) },
+            },
+      );
+    const page = renderReport(local(), meta);
+
+    it('shows cached as n/a and the cost as local for runs on a local model that report no cache hits', () => {
+      const codex = summaryRows(page).find((row) => row[0] === 'codex (summarization)')!;
+      expect(codex).toContain('n/a');
+      expect(codex).toContain('local');
+      expect(page).toContain('local (a model on your own hardware): $0');
+    });
+
+    it('counts truncated runs in a column of their own, names them in the header, and marks their status', () => {
+      expect(summaryRows(page).map((row) => row[3])).toEqual(['0', '0', '1']);
+      expect(page).toMatch(/<dt>Truncated<\/dt><dd>1 of 6 runs: the provider counted far fewer prompt tokens than were sent/);
+      expect(page).toContain('truncated from step 2');
+    });
+  });
+
   it('has one matrix row per scenario with each cell outcome, overflow marked', () => {
     const matrix = /<section id="matrix">([^]*?)<\/section>/.exec(html)![1]!;
     const rows = matrix.match(/<tr>\s*<th scope="row">/g);

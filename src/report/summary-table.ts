@@ -83,8 +83,15 @@ export function probeCell({ passed, total, verbatim: v, summary: s, recoverable:
 
 export const recallCell = ({ present, total }: RecallTotal): CellValue => pctCell(present, total);
 
-/** Dollars; a lower bound ("+", never best) when only some runs are priced. */
+/** The cached share of input; "n/a" when no run knows its cache hits. */
+function cachedCell(a: RunsAggregate): CellValue {
+  if (a.cachedInputTokens === null) return { text: 'n/a', value: null, title: 'unknown: the provider reports no prompt-cache hits (e.g. Ollama)' };
+  return a.cachedShare === null ? { text: '—', value: null } : { text: fmtPct(a.cachedShare), value: roundPct(a.cachedShare) };
+}
+
+/** Dollars; "local" for a model on the user's own hardware; a lower bound ("+", never best) when only some runs are priced. */
 function costCell(cost: CostTotal, runs: number): CellValue {
+  if (cost.local) return { text: 'local', value: 0, title: 'a model on your own hardware: $0' };
   if (cost.usd === null) return { text: '-', value: null, title: 'no price known for the price model' };
   const value = Number(dollars(cost.usd).slice(1));
   const text = costText(cost, dollars);
@@ -108,6 +115,13 @@ function summaryColumns(runs: readonly RunResult[]): SummaryColumn[] {
       label: shy('Over-flow'),
       title: 'runs whose context exceeded the window',
       cell: (a) => ({ ...intCell(a.overflowed), bad: a.overflowed > 0 }),
+    },
+    {
+      group: 'Runs',
+      label: shy('Trun-cated'),
+      title: 'runs that replayed every step, but whose prompts the provider cut (it counted far fewer prompt tokens than were sent): the model did not see what the strategy sent',
+      show: aggregateRuns(runs).truncated > 0,
+      cell: (a) => ({ ...intCell(a.truncated), bad: a.truncated > 0 }),
     },
     {
       group: 'Runs',
@@ -156,9 +170,9 @@ function summaryColumns(runs: readonly RunResult[]): SummaryColumn[] {
     {
       group: 'Cost',
       label: 'Cached',
-      title: 'share of input tokens that repeat the previous request’s prefix in the same session (prompt-cache hits, billed at the cached price)',
+      title: 'share of input tokens served from the prompt cache (billed at the cached price): the provider’s count on a live backend, n/a when it reports none; on the mock, the tokens that repeat the previous request’s prefix in the same session',
       better: 'max',
-      cell: (a) => pctCell(a.cachedInputTokens, a.inputTokens),
+      cell: cachedCell,
     },
     {
       group: 'Cost',

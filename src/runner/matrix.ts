@@ -31,7 +31,7 @@ export interface MatrixOptions {
   /** Counts tokens in this thread; worker threads build their own for its encoding. */
   readonly counter: TokenCounter;
   readonly batchId: string;
-  /** --price-model: whose prices every run's cost uses (default: the scenario's model). */
+  /** Whose prices every run's cost uses (--price-model, or a live backend's price model; default: the scenario's model). */
   readonly priceModel?: string | undefined;
   readonly onStep?: (step: number, total: number, promptTokens: number) => void;
   readonly onRun: (run: RunResult) => Promise<void>;

@@ -3,7 +3,9 @@
  *
  * Teacher forcing: at each step the strategy builds the context, the backend answers, and the
  * RECORDED assistant turn and its results are appended, whatever the backend said. A context that
- * exceeds the window or breaks tool-call pairing fails the run at that step, as a provider would.
+ * exceeds the window or breaks tool-call pairing fails the run at that step, as a provider would. A
+ * provider that counts far fewer prompt tokens than were sent cut the prompt (Ollama past num_ctx):
+ * the replay goes on to the end, and a run that would have completed ends as `truncated`.
  * Auxiliary calls (summaries, checkpoints) go through the same backend and the same checks; their
  * tokens are billed and counted as overhead (aux-llm.ts).
  */
@@ -59,7 +61,7 @@ export async function replayScenario(options: ReplayOptions): Promise<RunResult>
   const probesAt = probesByStep(scenario);
   const probes: ProbeRecord[] = [];
   const reference = { present: 0, total: 0 };
-  let cachedInputTokens = 0;
+  let prefixCachedTokens = 0;
   let previousContext: readonly Message[] | undefined; // the last agent request of this session
   let warnedNoUsage = false;
 
@@ -70,6 +72,7 @@ export async function replayScenario(options: ReplayOptions): Promise<RunResult>
   let status: RunStatus = 'completed';
   let failure: string | undefined;
   let failedStep: number | undefined;
+  let truncation: { step: number; failure: string } | undefined; // the first truncated request
 
   const startSession = (): void => {
     log.session += 1;
@@ -92,15 +95,24 @@ export async function replayScenario(options: ReplayOptions): Promise<RunResult>
     reference.present += exact ? used.length : presentInContext(used, context);
     reference.total += used.length;
   };
-  /** Warns (once) when the provider reported no usage, and when its count suggests it truncated the prompt. */
-  const checkUsage = (usage: Usage, response: ChatResponse, localTokens: number): void => {
-    if (usage.promptTokens === undefined && !warnedNoUsage) {
+  /**
+   * Warns (once) when the provider reported no usage (a count it sent that was none is warned about by
+   * the log), and at each request its count suggests it truncated; the first such one makes the run truncated.
+   */
+  const checkUsage = (usage: Usage, response: ChatResponse, localTokens: number, step: number): void => {
+    if (usage.promptTokens === undefined && !warnedNoUsage && !response.invalidUsage?.length) {
       warnedNoUsage = true;
       log.record([{ kind: 'warning', detail: `${backend.name} reported no usage: the local count is used (stored as local, never as 0)` }]);
     }
-    if (response.usageSource === 'provider' && suspectTruncation(localTokens, usage.promptTokens)) {
+    // Calibration scales counts toward the recorded model's provider, not the live one: the tokenizer's own count is the estimate.
+    const estimate = Math.round(localTokens / (options.calibrationFactor ?? 1));
+    if (response.usageSource === 'provider' && suspectTruncation(estimate, usage.promptTokens)) {
       // Ollama cuts the front of a prompt longer than num_ctx without an error: the only tell.
-      log.record([{ kind: 'warning', detail: `suspected truncation: the provider counted ${usage.promptTokens} prompt tokens, the local estimate is ${localTokens}` }]);
+      log.record([{ kind: 'warning', detail: `suspected truncation: the provider counted ${usage.promptTokens} prompt tokens, the local estimate is ${estimate}` }]);
+      truncation ??= {
+        step,
+        failure: `the provider counted ${usage.promptTokens} prompt tokens at step ${step}, the local estimate is ${estimate}: the server cut the prompt (Ollama: num_ctx above the model's context length)`,
+      };
     }
   };
 
@@ -121,7 +133,7 @@ export async function replayScenario(options: ReplayOptions): Promise<RunResult>
       }
       if (probesAt.has(step)) await judgeProbes(context, step);
       countReferences(context, step);
-      cachedInputTokens += sharedPrefixTokens(previousContext, context, counter, localTokens);
+      prefixCachedTokens += sharedPrefixTokens(previousContext, context, counter, localTokens);
       previousContext = context;
       const request = { messages: context, purpose: 'agent', recorded: turn.assistant, window, maxOutputTokens: options.maxOutputTokens };
       const response = await backend.complete(request).catch((error: unknown) => {
@@ -129,7 +141,7 @@ export async function replayScenario(options: ReplayOptions): Promise<RunResult>
         throw new RunEnded('error', `${backend.name}: ${(error as Error).message}`);
       });
       const usage = log.answered({ purpose: 'agent', localTokens, response, messageCount: context.length, action, recordedPrompt: turn.assistant.usage?.promptTokens });
-      checkUsage(usage, response, localTokens);
+      checkUsage(usage, response, localTokens, step);
       if (exact) exactSteps.add(step);
       last = { promptTokens: usage.promptTokens, sentCount: context.length };
       sessionSteps += 1;
@@ -155,6 +167,8 @@ export async function replayScenario(options: ReplayOptions): Promise<RunResult>
     [status, failure, failedStep] = [error.status, error.failure, log.step];
     log.end(error);
   }
+  // A run that ended otherwise keeps that status: it did not replay every step.
+  if (status === 'completed' && truncation) [status, failure, failedStep] = ['truncated', truncation.failure, truncation.step];
 
-  return runResult({ batchId: options.batchId, scenario, config, log, status, failure, failedStep, totalSteps: recorded.length, probes, askProbes: options.askProbes, reference, cachedInputTokens, exactSteps, startedAt });
+  return runResult({ batchId: options.batchId, scenario, config, log, status, failure, failedStep, totalSteps: recorded.length, probes, askProbes: options.askProbes, reference, prefixCachedTokens, exactSteps, startedAt });
 }

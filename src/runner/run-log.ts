@@ -1,9 +1,10 @@
 /**
  * What a replay records as it goes: every request it sent (or refused for overflow) as a step, and
- * every event, each at the step and session the replay is at; and how a run ends early (RunEnded,
- * recorded as the run's last event).
+ * every event, each at the step and session the replay is at; the prompt-cache hits providers
+ * reported; and how a run ends early (RunEnded, recorded as the run's last event).
  */
-import type { ChatResponse, Usage } from '../core/backend.js';
+import type { ChatResponse, InvalidUsage, Usage } from '../core/backend.js';
+import { PROBE_PURPOSE } from '../core/probe-question.js';
 import type { EventRecord, RunStatus, StepRecord } from '../core/run-records.js';
 import type { StrategyEvent } from '../core/strategy.js';
 import { PER_MESSAGE_TOKENS, type TokenCounter } from '../core/tokens.js';
@@ -46,6 +47,12 @@ export class RunLog {
   step = 0;
   /** The session the replay is in, from 1: a restart or a continuation starts the next. */
   session = 1;
+  /** A provider (a live backend) answered some request: the run's cached input is then only what providers reported. */
+  providerAnswered = false;
+  /** Prompt tokens providers reported serving from their prompt cache, over the billed requests; undefined while none reported any. */
+  providerCachedTokens: number | undefined;
+  /** Usage fields already warned about: one warning per field and run. */
+  private readonly invalidFields = new Set<string>();
 
   constructor(
     private readonly window: number,
@@ -79,17 +86,38 @@ export class RunLog {
 
   /**
    * Records a request the backend answered, with the usage the step records: a provider's numbers as
-   * reported (a missing prompt count falls back to the local count, stored as local), else the runner's
-   * own count, so a calibrated counter applies to it too. Returns that usage.
+   * reported (a missing prompt count falls back to the local count, stored as local; a missing
+   * completion count to the local count of the reply, never 0), else the runner's own count, so a
+   * calibrated counter applies to it too. Warns about usage fields the provider sent that were no
+   * count. Returns that usage.
    */
   answered({ localTokens, response, ...entry }: AnsweredEntry): Usage {
-    const usage: Usage =
-      response.usageSource === 'local'
-        ? { promptTokens: localTokens, completionTokens: this.counter.countMessage(response.message) - PER_MESSAGE_TOKENS }
+    const reply = (): number => this.counter.countMessage(response.message) - PER_MESSAGE_TOKENS;
+    const local = response.usageSource === 'local';
+    const usage: Usage = local
+      ? { promptTokens: localTokens, completionTokens: reply() }
+      : response.usage.completionTokens === undefined
+        ? { ...response.usage, completionTokens: reply() }
         : response.usage;
     const source = usage.promptTokens === undefined ? 'local' : response.usageSource;
+    this.warnInvalid(response.invalidUsage ?? []);
+    if (!local) this.addProviderCached(entry.purpose, usage.cachedTokens);
     this.addStep({ ...entry, promptTokens: usage.promptTokens ?? localTokens, usage, source, response });
     return usage;
+  }
+
+  /** Probe questions are the benchmark's, not billed: their cache hits are not the run's. */
+  private addProviderCached(purpose: string, cached: number | undefined): void {
+    this.providerAnswered = true;
+    if (purpose !== PROBE_PURPOSE && cached !== undefined) this.providerCachedTokens = (this.providerCachedTokens ?? 0) + cached;
+  }
+
+  private warnInvalid(invalid: readonly InvalidUsage[]): void {
+    for (const { field, problem } of invalid) {
+      if (this.invalidFields.has(field)) continue;
+      this.invalidFields.add(field);
+      this.record([{ kind: 'warning', detail: `${field} = ${problem}: ignored, stored as unknown (NULL)` }]);
+    }
   }
 
   /** Records how the run ended early, as its last event. */

@@ -25,7 +25,8 @@ export interface Replayed {
   readonly probes: ProbeRecord[];
   readonly askProbes: boolean | undefined;
   readonly reference: { readonly present: number; readonly total: number };
-  readonly cachedInputTokens: number;
+  /** The prompt-cache hits the local prefix estimate counts (metrics/prompt-cache.ts): the mock's, never mixed with a provider's counts. */
+  readonly prefixCachedTokens: number;
   /** Steps that sent the recorded history unchanged: where local counts compare with the recorded usage. */
   readonly exactSteps: ReadonlySet<number>;
   readonly startedAt: Date;
@@ -49,6 +50,8 @@ export function runResult(replayed: Replayed): RunResult {
   const count = (how: ProbeRecord['how']): number => probes.filter((p) => p.how === how).length;
   const inputTokens = sent.reduce((sum, s) => sum + s.promptTokens, 0);
   const outputTokens = sent.reduce((sum, s) => sum + s.completionTokens, 0);
+  // A live run's cached input is the provider's (unknown when it reports none), never the local estimate.
+  const cachedInputTokens = log.providerAnswered ? log.providerCachedTokens : replayed.prefixCachedTokens;
   return {
     runId: runId(replayed.batchId, runLabel(config.strategy, config.variant), scenario.id),
     batchId: replayed.batchId,
@@ -68,8 +71,9 @@ export function runResult(replayed: Replayed): RunResult {
       peakContextTokens: peak,
       peakContextPct: peak / config.window,
       meanContextPct: agentSteps.length === 0 ? 0 : agentSteps.reduce((sum, s) => sum + s.contextPct, 0) / agentSteps.length,
-      cachedInputTokens: replayed.cachedInputTokens,
-      costUsd: costUsd(priceFor(config.priceModel), { input: inputTokens, cachedInput: replayed.cachedInputTokens, output: outputTokens }),
+      cachedInputTokens,
+      // Unknown cache hits are billed as fresh input: nothing is known to have been cached.
+      costUsd: costUsd(priceFor(config.priceModel), { input: inputTokens, cachedInput: cachedInputTokens ?? 0, output: outputTokens }),
       probes: {
         total: probes.length,
         verbatim: count('verbatim'),

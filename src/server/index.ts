@@ -16,6 +16,7 @@ import { parseJson, readBody } from './http.js';
 import { checkModels, DEFAULT_MODELS } from './models.js';
 import { ollamaChat, ollamaFault, ollamaShow, ollamaTags, ollamaVersion } from './ollama.js';
 import { openAiChat, openAiFault, openAiModels } from './openai.js';
+import { createPromptCache, type PromptCache } from './prompt-cache.js';
 import type { Exchange, Fault, ModelSpec, RecordedRequest, Route, RunningServer, ServerOptions } from './types.js';
 
 export * from './types.js';
@@ -45,6 +46,7 @@ interface State {
   readonly counter: TokenCounter;
   readonly faults: FaultSchedule;
   readonly requests: RecordedRequest[];
+  readonly promptCache: PromptCache;
   /** Aborted on close(), so held-back responses (slow-first-byte) stop waiting. */
   readonly closing: AbortSignal;
 }
@@ -58,6 +60,7 @@ export async function startModelServer(options: ServerOptions = {}): Promise<Run
     counter: await createTokenCounter(options.encoding ?? DEFAULT_ENCODING),
     faults: faultSchedule(options.faults ?? []),
     requests: [],
+    promptCache: createPromptCache(),
     closing: closing.signal,
   };
   const server = createServer((req, res) => {
@@ -113,7 +116,7 @@ async function handle(req: IncomingMessage, res: ServerResponse, state: State): 
       if (res.destroyed || state.closing.aborted) return;
   }
   const shaping = fault?.kind === 'cut-stream' || fault?.kind === 'no-usage' || fault?.kind === 'malformed-json' ? fault.kind : undefined;
-  await endpoint.handle({ body: parsed.ok ? parsed.value : undefined, bodyInvalid: !parsed.ok, res, record, fault: shaping, models: state.models, counter: state.counter });
+  await endpoint.handle({ body: parsed.ok ? parsed.value : undefined, bodyInvalid: !parsed.ok, res, record, fault: shaping, models: state.models, counter: state.counter, promptCache: state.promptCache });
 }
 
 function internalError(res: ServerResponse, e: unknown): void {

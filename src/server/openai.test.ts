@@ -63,7 +63,7 @@ describe('POST /v1/chat/completions, not streaming', () => {
     expect(completion.model).toBe('mock-model');
     expect(completion.choices[0]).toMatchObject({ index: 0, message: { role: 'assistant', content: AGENT_STEP_ANSWER }, finish_reason: 'stop' });
     const completionTokens = counter.countText(AGENT_STEP_ANSWER); // tool definitions are not counted
-    expect(completion.usage).toEqual({ prompt_tokens: stepTokens(), completion_tokens: completionTokens, total_tokens: stepTokens() + completionTokens });
+    expect(completion.usage).toMatchObject({ prompt_tokens: stepTokens(), completion_tokens: completionTokens, total_tokens: stepTokens() + completionTokens });
   });
 
   it('answers a user instruction with a summary in the sections its prompt names', async () => {
@@ -89,6 +89,31 @@ describe('POST /v1/chat/completions, not streaming', () => {
   });
 });
 
+describe('prompt_tokens_details.cached_tokens: the prompt cache', () => {
+  const cachedOf = async (target: RunningServer, messages: ChatCompletionMessageParam[], stream = false): Promise<number | undefined> => {
+    const client = new OpenAI({ baseURL: `${target.url}/v1`, apiKey: 'test', maxRetries: 0 });
+    if (!stream) return (await client.chat.completions.create({ model: 'mock-model', messages })).usage?.prompt_tokens_details?.cached_tokens;
+    const chunks = await collect(await client.chat.completions.create({ model: 'mock-model', messages, stream: true, stream_options: { include_usage: true } }));
+    return chunks.at(-1)!.usage?.prompt_tokens_details?.cached_tokens;
+  };
+  /** Tokens of the messages alone (framing included), without the reply priming. */
+  const messagesTokens = (...contents: string[]): number => contents.reduce((sum, content) => sum + counter.countMessage(userMessage({ id: 'x', content })), 0);
+
+  it.each([false, true])('counts the leading messages a request shares with an earlier one (stream: %s)', async (stream) => {
+    const own = await startModelServer({ models: [{ name: 'mock-model', contextLength: 32768 }] });
+    try {
+      const system: ChatCompletionMessageParam = { role: 'user', content: SYSTEM };
+      expect(await cachedOf(own, [system, { role: 'user', content: TASK }], stream)).toBe(0); // nothing before it
+      expect(await cachedOf(own, [system, { role: 'user', content: TASK }, { role: 'user', content: 'more' }], stream)).toBe(messagesTokens(SYSTEM, TASK));
+      // A changed message ends the shared prefix, as one changed byte does at a provider.
+      expect(await cachedOf(own, [system, { role: 'user', content: `${TASK}!` }, { role: 'user', content: 'more' }], stream)).toBe(messagesTokens(SYSTEM));
+      expect(await cachedOf(own, [{ role: 'user', content: 'another task' }], stream)).toBe(0);
+    } finally {
+      await own.close();
+    }
+  });
+});
+
 describe('POST /v1/chat/completions, streaming', () => {
   it('streams the answer, then a usage chunk with empty choices when include_usage is set', async () => {
     const whole = await openai.chat.completions.create({ model: 'mock-model', messages: SUMMARY_REQUEST });
@@ -98,7 +123,8 @@ describe('POST /v1/chat/completions, streaming', () => {
     expect(chunks.at(-2)!.choices[0]!.finish_reason).toBe('stop');
     const last = chunks.at(-1)!;
     expect(last.choices).toEqual([]);
-    expect(last.usage).toEqual(whole.usage);
+    // The same prompt again: all of its messages come from the server's prompt cache this time.
+    expect(last.usage).toMatchObject({ prompt_tokens: whole.usage!.prompt_tokens, completion_tokens: whole.usage!.completion_tokens });
     expect(chunks.slice(0, -1).every((c) => c.usage === null)).toBe(true);
   });
 
@@ -162,9 +188,9 @@ describe('errors', () => {
 });
 
 describe('GET /v1/models', () => {
-  it('lists the models', async () => {
+  it("lists the models with their context length, as vLLM does (max_model_len)", async () => {
     const models = [];
-    for await (const model of openai.models.list()) models.push(model.id);
-    expect(models).toEqual(['mock-model', 'tiny']);
+    for await (const model of openai.models.list()) models.push([model.id, (model as unknown as { max_model_len: number }).max_model_len]);
+    expect(models).toEqual([['mock-model', 32768], ['tiny', 64]]);
   });
 });

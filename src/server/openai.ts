@@ -1,7 +1,9 @@
 /**
  * OpenAI's chat completions: POST /v1/chat/completions (one JSON object, or SSE `data: {...}` chunks
  * ending with `data: [DONE]`, plus a usage chunk with empty choices when
- * stream_options.include_usage is set) and GET /v1/models. Errors have OpenAI's body shape
+ * stream_options.include_usage is set) and GET /v1/models (with vLLM's max_model_len). The usage
+ * says what the server's prompt cache served (prompt_tokens_details.cached_tokens, prompt-cache.ts).
+ * Errors have OpenAI's body shape
  * `{error: {message, type, param, code}}` and, where we know them, its exact messages.
  *
  * Unlike Ollama, OpenAI checks what it is sent: broken tool-call pairing and a prompt longer than the
@@ -99,7 +101,13 @@ export async function openAiChat(x: Exchange): Promise<void> {
     return invalid(x.res, message, 'messages', 'context_length_exceeded');
   }
   const reply = complete(messages, maxTokensOf(body), x.counter);
-  const usage = { prompt_tokens: promptTokens, completion_tokens: reply.completionTokens, total_tokens: promptTokens + reply.completionTokens };
+  const cachedTokens = x.promptCache.serve(messages, x.counter);
+  const usage = {
+    prompt_tokens: promptTokens,
+    completion_tokens: reply.completionTokens,
+    total_tokens: promptTokens + reply.completionTokens,
+    prompt_tokens_details: { cached_tokens: cachedTokens },
+  };
   const withUsage = x.fault !== 'no-usage';
   const head = { id: `chatcmpl-mock-${randomUUID()}`, created: Math.floor(Date.now() / 1000), model, system_fingerprint: 'fp_ctxbench_mock' };
   const cut = x.fault === 'cut-stream';
@@ -124,7 +132,7 @@ export async function openAiChat(x: Exchange): Promise<void> {
 }
 
 export function openAiModels(x: Exchange): void {
-  sendJson(x.res, 200, { object: 'list', data: x.models.map((m) => ({ id: m.name, object: 'model', created: 1_735_689_600, owned_by: 'ctxbench' })) });
+  sendJson(x.res, 200, { object: 'list', data: x.models.map((m) => ({ id: m.name, object: 'model', created: 1_735_689_600, owned_by: 'ctxbench', max_model_len: m.contextLength })) });
 }
 
 export function openAiFault(res: ServerResponse, fault: Fault): void {

@@ -3,6 +3,7 @@
  */
 import type { ServerResponse } from 'node:http';
 import type { Encoding, TokenCounter } from '../core/tokens.js';
+import type { PromptCache } from './prompt-cache.js';
 
 export const FAULT_KINDS = ['refuse', 'http500', 'http429', 'slow-first-byte', 'cut-stream', 'no-usage', 'malformed-json'] as const;
 export type FaultKind = (typeof FAULT_KINDS)[number];
@@ -83,4 +84,6 @@ export interface Exchange {
   readonly fault: FaultKind | undefined;
   readonly models: readonly ModelSpec[];
   readonly counter: TokenCounter;
+  /** The server's prompt cache (OpenAI route: cached_tokens). */
+  readonly promptCache: PromptCache;
 }

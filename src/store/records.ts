@@ -78,7 +78,7 @@ export function runRow(run: RunResult): RunRow {
     peak_context_tokens: summary.peakContextTokens,
     peak_context_pct: summary.peakContextPct,
     mean_context_pct: summary.meanContextPct,
-    cached_input_tokens: summary.cachedInputTokens,
+    cached_input_tokens: summary.cachedInputTokens ?? null,
     cost_usd: summary.costUsd ?? null,
     probes_total: summary.probes.total,
     probes_verbatim: summary.probes.verbatim,
@@ -199,7 +199,7 @@ export function runFromRows(row: RunRow, steps: readonly StepRow[], events: read
       peakContextTokens: row.peak_context_tokens,
       peakContextPct: row.peak_context_pct,
       meanContextPct: row.mean_context_pct,
-      cachedInputTokens: row.cached_input_tokens,
+      cachedInputTokens: row.cached_input_tokens ?? undefined,
       costUsd: row.cost_usd ?? undefined,
       probes: {
         total: row.probes_total,

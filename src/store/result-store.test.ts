@@ -188,6 +188,17 @@ describe('ResultStore round trip', () => {
     expect(loaded?.events[0]?.tokensBefore).toBeUndefined();
   });
 
+  it('stores a live run whose cache hits are unknown as NULL, and a truncated run as such (regression: NOT NULL)', async () => {
+    const file = dbFile();
+    const store = await openStore(file);
+    const base = makeRun('r1', 'b1');
+    const run = makeRun('r1', 'b1', { summary: { ...base.summary, status: 'truncated', failedStep: 1, cachedInputTokens: undefined } });
+    await store.saveRun(run);
+    const [loaded] = await store.loadRuns();
+    expect(loaded).toEqual(run);
+    expect(loaded?.summary.cachedInputTokens).toBeUndefined();
+  });
+
   it("keeps the model's answers to probe questions, an empty reply included", async () => {
     const store = await openStore(dbFile());
     const base = makeRun('r1', 'b1');

@@ -5,7 +5,11 @@
  * as NULL, never as 0 or "".
  */
 
-/** Bump when the layout changes incompatibly; older ctxbench versions then refuse the file. */
+/**
+ * Bump when the layout changes incompatibly; older ctxbench versions then refuse the file. 3: a run
+ * records its scenario's content digest, and its cached input may be NULL (unknown: a live provider
+ * that reports no prompt-cache hits).
+ */
 export const SCHEMA_VERSION = 3;
 
 export type ColumnType = 'INTEGER' | 'BIGINT' | 'DOUBLE' | 'VARCHAR' | 'TIMESTAMP';
@@ -88,7 +92,8 @@ export const RUNS = table(
     peak_context_tokens: 'INTEGER',
     peak_context_pct: 'DOUBLE',
     mean_context_pct: 'DOUBLE',
-    cached_input_tokens: 'BIGINT',
+    // Version 3: NULL when unknown (a live provider that reports no prompt-cache hits, e.g. Ollama).
+    cached_input_tokens: 'BIGINT?',
     cost_usd: 'DOUBLE?',
     probes_total: 'INTEGER',
     probes_verbatim: 'INTEGER',

@@ -149,7 +149,8 @@ export async function runEntries(options: RunOptions, entries: readonly MatrixEn
         askProbes: probeMode === 'ask' || (probeMode === 'auto' && opened.live),
         windowOverride,
         calibrate: options.calibrate,
-        priceModel: options.priceModel,
+        // A live run costs what its backend's model costs (a local one nothing), never the recorded scenario's model.
+        priceModel: options.priceModel ?? opened.priceModel,
         shard,
         batchId: options.batchId,
         resume: options.resume,
