@@ -10,7 +10,8 @@
  * one command line after the other, in the order they are shown (README examples in one folder, help
  * examples in another, the two side by side), so `bench report --db results.duckdb` reads what `bench
  * run --db results.duckdb` wrote before it. Live backends answer from the project's model server on
- * 127.0.0.1 (OLLAMA_HOST and OPENAI_BASE_URL point at it, SUBSTITUTIONS map the URLs examples name). A
+ * 127.0.0.1 (OLLAMA_HOST and OPENAI_BASE_URL point at it, SUBSTITUTIONS map the URLs examples name),
+ * which serves the models the examples name, but those named only by examples that fail on purpose. A
  * `bench run` or `bench sweep` that names no scenario gets one small generated scenario (SMALL) on one
  * worker thread, unless a README block shows its output: those run as written, on the bundled suite.
  * Each must exit 0, or the code its `# exit N` comment says; a block of output must appear in what its
@@ -51,11 +52,12 @@ const SUBSTITUTIONS: readonly { find: string | RegExp; by: (here: Here) => strin
   { find: /\$\{\{\s*github\.run_id\s*\}\}/g, by: () => '1', why: "a GitHub Actions expression: the workflow's run id" },
 ];
 
-/** The models the model server serves: those the live examples name. */
-const MODELS: readonly ModelSpec[] = [
-  { name: 'qwen2.5-coder:7b', contextLength: 32_768 },
-  { name: 'gpt-4o-mini', contextLength: 131_072 },
-];
+/**
+ * The model server serves every model an example that should succeed names (below: servedModels), at
+ * the context length the README gives it, else at LARGE_CONTEXT (above any window an example asks for).
+ */
+const MODEL_CONTEXT: Readonly<Record<string, number>> = { 'qwen2.5-coder:7b': 32_768 };
+const LARGE_CONTEXT = 131_072;
 
 /** A recorded trajectory as a user's agent wrote it (mini-swe-agent). */
 const TRAJECTORY = path.join(ROOT, 'fixtures/trajectories/mini-swe-agent-gemini3pro/trajs/django__django-14155/django__django-14155.traj.json');
@@ -107,6 +109,7 @@ const SMALL = { steps: 20, seed: 1, outputTokens: 60, maxOutputTokens: 400, fact
 const README = 'README.md';
 const readmeExamples = markdownExamples(readFileSync(path.join(ROOT, README), 'utf8'), README);
 const program = buildProgram({ interruptible: (work) => work(new AbortController().signal) });
+const helpByCommand = allCommands(program).map((command) => ({ command, examples: helpExamples(helpText(command)) }));
 /** Commands whose output a README block shows: they run as written, on the bundled suite. */
 const shownOutput = new Set(readmeExamples.flatMap((e) => (e.kind === 'output' ? e.commands.map((c) => normalize(c.text)) : [])));
 
@@ -115,7 +118,7 @@ let here: Here;
 let sh: ExampleShell;
 
 beforeAll(async () => {
-  server = await startModelServer({ models: MODELS });
+  server = await startModelServer({ models: servedModels() });
   const root = tempDir('ctxbench-examples-');
   here = { server: server.url, root, small: path.join(root, 'small-scenario.json') };
   writeFileSync(here.small, JSON.stringify(generateScenario(SMALL)));
@@ -175,8 +178,8 @@ describe.concurrent(`${README}: every example runs`, () => {
 
 describe.concurrent('bench --help: every example runs', () => {
   const cwd = (): string => path.join(here.root, 'help');
-  for (const command of allCommands(program)) {
-    for (const example of helpExamples(helpText(command))) {
+  for (const { command, examples } of helpByCommand) {
+    for (const example of examples) {
       it.sequential(`bench ${commandPath(command)} --help: ${example.text}`, async () => {
         await runLine(example, cwd());
       }, 240_000);
@@ -186,9 +189,10 @@ describe.concurrent('bench --help: every example runs', () => {
 
 /**
  * Runs one command line, part by part (`a && b`), and checks its exit code; returns what it printed.
- * `asWritten`: no small scenario added (the command names its own).
+ * `asWritten`: no small scenario added (the command names its own); `what`: what the failure message
+ * says the command was run for.
  */
-async function runLine(line: ExampleCommand, cwd: string, asWritten = false): Promise<Ran> {
+async function runLine(line: ExampleCommand, cwd: string, { asWritten = false, what = '' } = {}): Promise<Ran> {
   let last: Ran = { code: 0, stdout: '', stderr: '' };
   for (const part of andList(substitute(line.text))) {
     const executable = words(part.replace(/^(\w+=\S*\s+)+/, ''))[0] ?? '';
@@ -199,7 +203,7 @@ async function runLine(line: ExampleCommand, cwd: string, asWritten = false): Pr
     last = served ? await serveUntilReady(part, cwd, served.ready) : await sh.run(asWritten ? part : shrink(part), cwd);
     if (last.code !== 0) break;
   }
-  expect(last.code, `${line.text}\n${last.stderr}${last.stdout}`).toBe(line.exit);
+  expect(last.code, `${what}${line.text}\n${last.stderr}${last.stdout}`).toBe(line.exit);
   return last;
 }
 
@@ -217,6 +221,11 @@ async function checkOutput(example: Extract<Example, { kind: 'output' }>, cwd: s
 /** A yaml/json block: a scenario file is validated, a GitHub Actions workflow's commands run, anything else is a config file. */
 async function runData(example: Extract<Example, { kind: 'data' }>, cwd: string): Promise<void> {
   const text = substitute(example.text);
+  if (example.file !== undefined) {
+    const to = path.resolve(cwd, example.file);
+    mkdirSync(path.dirname(to), { recursive: true });
+    return writeFileSync(to, text);
+  }
   const data = (example.language === 'json' ? JSON.parse(text) : parseYaml(text)) as Record<string, unknown>;
   if ('ctxbench' in data) {
     writeFileSync(path.join(cwd, 'example-scenario.yaml'), text);
@@ -228,7 +237,8 @@ async function runData(example: Extract<Example, { kind: 'data' }>, cwd: string)
     const folder = path.join(cwd, `config-${example.where.replace(/\W/g, '-')}`);
     mkdirSync(folder, { recursive: true });
     writeFileSync(path.join(folder, example.language === 'json' ? 'ctxbench.config.json' : 'ctxbench.config.yaml'), text);
-    await runLine({ text: 'bench run', exit: 0 }, folder, 'scenario' in data);
+    const what = 'a yaml/json block with neither `ctxbench:` nor `jobs:` and no <!-- file: PATH --> before it is a ctxbench.config.yaml: ';
+    await runLine({ text: 'bench run', exit: 0 }, folder, { asWritten: 'scenario' in data, what });
   }
 }
 
@@ -249,6 +259,20 @@ function workflowCommands(workflow: Record<string, unknown>): ExampleCommand[] {
 
 function matrixCombinations(matrix: Record<string, unknown[]>): Record<string, unknown>[] {
   return Object.entries(matrix).reduce<Record<string, unknown>[]>((combos, [key, values]) => combos.flatMap((c) => values.map((v) => ({ ...c, [key]: v }))), [{}]);
+}
+
+/**
+ * The models examples that should succeed name (`-m ollama:chat:NAME`, `openai:chat:NAME`, a config
+ * file's `model:`). A model only examples that fail on purpose name (`# exit 1`) is not served: that is
+ * how they fail.
+ */
+function servedModels(): ModelSpec[] {
+  const texts = [
+    ...readmeExamples.flatMap((e) => (e.kind === 'shell' || e.kind === 'output' ? e.commands.filter((c) => c.exit === 0).map((c) => c.text) : e.kind === 'data' ? [e.text] : [])),
+    ...helpByCommand.flatMap((h) => h.examples.filter((c) => c.exit === 0).map((c) => c.text)),
+  ];
+  const names = new Set(texts.flatMap((t) => [...t.matchAll(/\b(?:ollama|openai):chat:([^\s"',\]]+)/g)].map((m) => m[1]!)));
+  return [...names].map((name) => ({ name, contextLength: MODEL_CONTEXT[name] ?? LARGE_CONTEXT }));
 }
 
 /** A synopsis or a mention (`bench run --scenario`): its command exists and has every flag it names. */

@@ -60,6 +60,12 @@ describe('markdownExamples', () => {
     ]);
   });
 
+  it('a yaml/json block after <!-- file: PATH --> is a file the commands after it read', () => {
+    expect(markdownExamples(md('<!-- file: .ci/tolerances.yaml -->', '```yaml', 'inputTokens: rel:5%', '```'), 'R.md')).toEqual([
+      { kind: 'data', where: 'R.md:2', language: 'yaml', text: 'inputTokens: rel:5%', file: '.ci/tolerances.yaml' },
+    ]);
+  });
+
   it('finds nothing inside a fenced block but the block itself', () => {
     expect(markdownExamples(md('```text', 'see `bench run -s all`', '```'), 'R.md')).toEqual([{ kind: 'text', where: 'R.md:1', text: 'see `bench run -s all`' }]);
   });

@@ -8,7 +8,10 @@
  *   `yaml`/`json` (a config file, a scenario file or a GitHub Actions workflow), `text` (anything else);
  * - a command that fails on purpose says so in its comment: `# exit 1`;
  * - a block that shows what commands print follows the comment `<!-- output of: COMMAND -->` (several
- *   commands: one a line inside the comment); a `...` line in it stands for lines left out.
+ *   commands: one a line inside the comment); a `...` line in it stands for lines left out;
+ * - a yaml/json block that is a file the commands after it read (a tolerance file, say) follows
+ *   `<!-- file: PATH -->`; without it, a yaml/json block is a scenario file when it has `ctxbench:`, a
+ *   GitHub Actions workflow when it has `jobs:`, and a config file (ctxbench.config.yaml) otherwise.
  */
 
 /** One command line as a user types it: its trailing comment removed, the exit code it expects. */
@@ -22,7 +25,8 @@ export type Example =
   | { readonly kind: 'shell'; readonly where: string; readonly commands: readonly ExampleCommand[] }
   /** An inline `bench ...` that names a command and its flags without running anything: a synopsis (`<file>`, `[--db file]`) or a reference (`bench run --scenario`). */
   | { readonly kind: 'usage'; readonly where: string; readonly text: string }
-  | { readonly kind: 'data'; readonly where: string; readonly language: 'yaml' | 'json'; readonly text: string }
+  /** A yaml or json file; `file`: where the commands after it read it from. */
+  | { readonly kind: 'data'; readonly where: string; readonly language: 'yaml' | 'json'; readonly text: string; readonly file?: string }
   /** What `commands` print: each of its lines, in order, `...` for lines left out. */
   | { readonly kind: 'output'; readonly where: string; readonly commands: readonly ExampleCommand[]; readonly text: string }
   /** A text block that shows no command's output (a diagram, a listing). */
@@ -31,6 +35,7 @@ export type Example =
 
 const SHELL = new Set(['sh', 'bash', 'shell']);
 const OUTPUT_MARKER = /<!--\s*output of:([\s\S]*?)-->\s*$/;
+const FILE_MARKER = /<!--\s*file:\s*(\S+)\s*-->\s*$/;
 
 /** Every example of a markdown file, in document order; `file` names where each is (`README.md:27`). */
 export function markdownExamples(markdown: string, file: string): Example[] {
@@ -52,18 +57,21 @@ export function markdownExamples(markdown: string, file: string): Example[] {
     flush();
     const end = lines.findIndex((line, j) => j > i && line.startsWith(fence[1]!));
     const body = lines.slice(i + 1, end < 0 ? lines.length : end).join('\n');
-    examples.push(blockExample(fence[2]!.toLowerCase(), body, `${file}:${i + 1}`, OUTPUT_MARKER.exec(before)?.[1]));
+    examples.push(blockExample(fence[2]!.toLowerCase(), body, `${file}:${i + 1}`, before));
     i = end < 0 ? lines.length : end;
   }
   flush();
   return examples;
 }
 
-function blockExample(language: string, body: string, where: string, outputOf: string | undefined): Example {
+/** A fenced block, by its language and the comment (`before`, the paragraph up to the fence) that marks it. */
+function blockExample(language: string, body: string, where: string, before: string): Example {
+  const outputOf = OUTPUT_MARKER.exec(before)?.[1];
   if (outputOf !== undefined) return { kind: 'output', where, commands: shellCommands(outputOf), text: body };
   if (SHELL.has(language)) return { kind: 'shell', where, commands: shellCommands(body) };
-  if (language === 'yaml' || language === 'yml') return { kind: 'data', where, language: 'yaml', text: body };
-  if (language === 'json') return { kind: 'data', where, language: 'json', text: body };
+  const file = FILE_MARKER.exec(before)?.[1];
+  const data = language === 'yml' ? 'yaml' : language;
+  if (data === 'yaml' || data === 'json') return { kind: 'data', where, language: data, text: body, ...(file ? { file } : {}) };
   if (language === 'text' || language === '') return { kind: 'text', where, text: body };
   return { kind: 'unknown', where, language };
 }
