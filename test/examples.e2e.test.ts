@@ -156,7 +156,7 @@ describe.concurrent(`${README}: every example runs`, () => {
     it.sequential(`${example.where}: ${title(example)}`, async () => {
       switch (example.kind) {
         case 'shell':
-          for (const command of example.commands) printed.set(normalize(command.text), await runLine(command, cwd()));
+          for (const command of example.commands) await runLine(command, cwd(), { printed });
           return;
         case 'output':
           return checkOutput(example, cwd(), printed);
@@ -187,12 +187,17 @@ describe.concurrent('bench --help: every example runs', () => {
   }
 });
 
-/**
- * Runs one command line, part by part (`a && b`), and checks its exit code; returns what it printed.
- * `asWritten`: no small scenario added (the command names its own); `what`: what the failure message
- * says the command was run for.
- */
-async function runLine(line: ExampleCommand, cwd: string, { asWritten = false, what = '' } = {}): Promise<Ran> {
+interface RunOptions {
+  /** No small scenario added: the command names its own. */
+  readonly asWritten?: boolean;
+  /** What the failure message says the command was run for. */
+  readonly what?: string;
+  /** Where to keep what each part printed, by its text. */
+  readonly printed?: Map<string, Ran>;
+}
+
+/** Runs one command line, part by part (`a && b`), and checks its exit code; returns what it printed. */
+async function runLine(line: ExampleCommand, cwd: string, { asWritten = false, what = '', printed }: RunOptions = {}): Promise<Ran> {
   let last: Ran = { code: 0, stdout: '', stderr: '' };
   for (const part of andList(substitute(line.text))) {
     const executable = words(part.replace(/^(\w+=\S*\s+)+/, ''))[0] ?? '';
@@ -201,6 +206,7 @@ async function runLine(line: ExampleCommand, cwd: string, { asWritten = false, w
     expect(part.match(/https?:\/\/(?!127\.0\.0\.1)[^\s"']+/g) ?? [], `${part}: a URL that leaves this machine: a row in SUBSTITUTIONS maps it`).toEqual([]);
     const served = SERVERS.find((s) => s.command.test(part));
     last = served ? await serveUntilReady(part, cwd, served.ready) : await sh.run(asWritten ? part : shrink(part), cwd);
+    printed?.set(normalize(part), last);
     if (last.code !== 0) break;
   }
   expect(last.code, `${what}${line.text}\n${last.stderr}${last.stdout}`).toBe(line.exit);
@@ -211,7 +217,7 @@ async function runLine(line: ExampleCommand, cwd: string, { asWritten = false, w
 async function checkOutput(example: Extract<Example, { kind: 'output' }>, cwd: string, printed: Map<string, Ran>): Promise<void> {
   const outputs: string[] = [];
   for (const command of example.commands) {
-    const ran = printed.get(normalize(command.text)) ?? (await runLine(command, cwd));
+    const ran = printed.get(normalize(substitute(command.text))) ?? (await runLine(command, cwd));
     outputs.push(ran.stdout, ran.stderr);
   }
   const printedText = outputs.map((o) => o.replace(/\n$/, '')).filter((o) => o !== '').join('\n');
