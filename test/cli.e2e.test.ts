@@ -101,6 +101,17 @@ describe('bench run with a config file', () => {
     writeFileSync(path.join(cwd, 'bad.yaml'), 'windw: 16k\n');
     expectOneLineError(bench(['run', '--config', 'bad.yaml'], cwd), /^bench: bad\.yaml: unknown setting windw \(known: /);
   });
+
+  it('takes a negated flag by its camelCase name (noReport: true for --no-report), for bench sweep too', () => {
+    const cwd = mkdtempSync(path.join(tmpdir(), 'ctxbench-config-'));
+    const scenario = path.join(ROOT, 'scenarios/synthetic/synthetic-s60-seed1-o400-f10.json');
+    writeFileSync(path.join(cwd, 'ctxbench.config.yaml'), `window: 16k\nscenario: ${scenario}\nnoReport: true\nnoCalibrate: true\ngrid: { keep: "5,10" }\n`);
+    const r = bench(['sweep', '--preset', 'jetbrains-masking'], cwd);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toMatch(/^jetbrains-masking \(clear-tool-results · keep=5\)\s/m);
+    expect(r.stdout).not.toContain('Report:');
+    expect(existsSync(path.join(cwd, 'reports', 'ctxbench-report.html'))).toBe(false);
+  });
 });
 
 describe('bench subcommands', () => {

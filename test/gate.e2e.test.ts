@@ -17,14 +17,15 @@ function readmeExample(name: string): string[] {
   const start = readme.indexOf(`<!-- README example: ${name} -->`);
   expect(start, `README example ${name}`).toBeGreaterThan(-1);
   const blocks: string[] = [];
-  const fence = /\s*```[a-z]*\n([^]*?)\n```\n/y;
+  // Other markers (`<!-- file: ... -->`, `<!-- output of: ... -->`) may stand between the marker and a block.
+  const fence = /(?:\s*<!--[^]*?-->)*\s*```[a-z]*\n([^]*?)\n```\n/y;
   fence.lastIndex = readme.indexOf('\n', start) + 1;
   for (let m = fence.exec(readme); m; m = fence.exec(readme)) blocks.push(m[1]!);
   return blocks;
 }
 
-/** A README `npx bench ...` line as arguments (no shell: no quotes or comments in these examples). */
-const benchArgs = (line: string): string[] => line.replace(/^npx bench /, '').trim().split(/\s+/);
+/** A README `npx bench ...` line as arguments, its `# exit N` comment left out (no shell: no quotes in these examples). */
+const benchArgs = (line: string): string[] => line.replace(/^npx bench /, '').replace(/\s+#.*$/, '').trim().split(/\s+/);
 
 /** A baseline file's JSON with every run of `prefix` `factor` times its input (the cached share kept). */
 function scaledInput(file: string, prefix: string, factor: number): object {

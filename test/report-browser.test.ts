@@ -1,8 +1,9 @@
 /**
  * Opens rendered reports in a real Chromium from file://, the way users open them: one built by the
  * CLI from the bundled suite plus a scenario made to inject script, one from hand-built runs whose
- * numbers the assertions know. Needs Debian's chromium at /usr/bin/chromium; without it these tests
- * fail on purpose (CI installs it). Screenshots go to test-results/ as artifacts.
+ * numbers the assertions know. Needs Chromium (Debian's, or CHROMIUM_PATH): without it these tests are
+ * skipped with one line saying why, and fail under CI=true (.ci/run installs it; see helpers/browser.ts).
+ * Screenshots go to test-results/ as artifacts.
  */
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -10,18 +11,23 @@ import { pathToFileURL } from 'node:url';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { expect, it } from 'vitest';
 import { renderReport, writeReport } from '../src/report/render.js';
+import { browserPlan, findChromium } from './helpers/browser.js';
 import { bench, ROOT, tempDir } from './helpers/cli.js';
 import { HOSTILE_SCENARIO_ID, HOSTILE_SCENARIO_TITLE, hostileScenario } from './helpers/hostile-scenario.js';
 import { sampleRuns } from './helpers/report-fixtures.js';
 
-const CHROMIUM = '/usr/bin/chromium';
+const PLAN = browserPlan(findChromium());
+if (PLAN.kind === 'skip') console.warn(PLAN.reason);
+/** A browser test: skipped without Chromium (the line above says why); under CI it runs, and fails. */
+const browserIt = PLAN.kind === 'skip' ? it.skip : it;
 const ARTIFACTS = join(import.meta.dirname, '..', 'test-results');
 
 /** A page that records everything that would mean a broken or leaking report. */
 async function withPage(run: (page: Page, problems: string[]) => Promise<void>): Promise<void> {
-  // Launched inside the test, not in a hook, so a missing browser reports the test as failed, not skipped.
+  // Launched inside the test, not in a hook, so a missing browser under CI reports the test as failed.
+  if (PLAN.kind !== 'run') throw new Error(PLAN.reason);
   const browser: Browser = await chromium.launch({
-    executablePath: CHROMIUM,
+    executablePath: PLAN.executablePath,
     args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
   });
   try {
@@ -69,7 +75,7 @@ const paintedPixels = (page: Page, selector: string): Promise<number[]> =>
 const summaryOrder = (page: Page): Promise<(string | null)[]> =>
   page.locator('.summary-group:not([hidden]) table.summary tbody th[scope="row"]').evaluateAll((cells) => cells.map((cell) => cell.getAttribute('data-sort')));
 
-it('renders the bundled suite: charts drawn, summary sorted, timelines open, the injection inert', async () => {
+browserIt('renders the bundled suite: charts drawn, summary sorted, timelines open, the injection inert', async () => {
   const cwd = tempDir('ctxbench-report-browser-');
   try {
     const hostile = join(cwd, 'hostile.json');
@@ -131,7 +137,7 @@ it('renders the bundled suite: charts drawn, summary sorted, timelines open, the
   }
 });
 
-it('shows what each strategy did at a hovered step, and sorts from the mouse and the keyboard', async () => {
+browserIt('shows what each strategy did at a hovered step, and sorts from the mouse and the keyboard', async () => {
   const dir = tempDir('ctxbench-report-browser-');
   try {
     const file = join(dir, 'report.html');

@@ -2,8 +2,7 @@
  * `bench report` end to end: every output format from one results database, the baseline diff, a
  * report of 100+ runs, and bad input answered with one line and no partial output.
  */
-import { spawnSync } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -125,19 +124,15 @@ describe('bench report', () => {
 });
 
 describe('a report of 100+ runs', () => {
-  it('builds in seconds and stays small enough to attach to a CI job', () => {
+  // How fast it renders is scripts/bench-speed.ts's to measure; a test asserts what the file holds.
+  it('renders every run and stays small enough to attach to a CI job', () => {
     const cwd = tempDir();
     const run = bench(['run', '-s', 'all', '--window', '32k', '--no-report', '--db', 'all.duckdb'], cwd);
     expect(run.code, run.stderr).toBe(0);
-    const started = performance.now();
-    const r = spawnSync(process.execPath, [path.join(ROOT, 'dist/cli/bin.js'), 'report', '--db', 'all.duckdb', '-o', 'all.html'], { cwd, encoding: 'utf8' });
-    const seconds = (performance.now() - started) / 1000;
-    expect(r.status, r.stderr).toBe(0);
+    const r = bench(['report', '--db', 'all.duckdb', '-o', 'all.html'], cwd);
+    expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toMatch(/\((\d{3,}) runs\)/);
-    const bytes = statSync(path.join(cwd, 'all.html')).size;
-    // Measured on a shared 2-core machine: 1.6-2.2 s and 1.3 MB for the 180 runs of the bundled suite.
-    expect(seconds).toBeLessThan(20);
-    expect(bytes).toBeLessThan(2.5 * 1024 * 1024);
-    expect(existsSync(path.join(cwd, 'all.html'))).toBe(true);
+    // 1.3 MB for the 180 runs of the bundled suite.
+    expect(statSync(path.join(cwd, 'all.html')).size).toBeLessThan(2.5 * 1024 * 1024);
   }, 180_000);
 });

@@ -63,7 +63,7 @@ export function buildProgram(entry: ProgramEntry): Command {
   )
     .addHelpText(
       'after',
-      '\nExamples:\n  bench sweep -s masking --grid softThreshold=0.5:0.9:0.1 --grid carryoverTurns=3,5,10 --window 32k\n  bench sweep --preset jetbrains-masking --grid softThreshold=0.4,0.5,0.6\n  bench sweep --preset jetbrains-masking,anthropic-clear-tool-uses,deepagents,codex,goose --window 32k',
+      '\nExamples:\n  bench sweep -s masking --grid softThreshold=0.5:0.9:0.1 --grid carryoverTurns=3,5,10 --window 32k\n  bench sweep --preset jetbrains-masking --grid keep=5,10,20\n  bench sweep --preset jetbrains-masking,anthropic-clear-tool-uses,deepagents,codex,goose --window 32k',
     )
     .action(async (opts, cmd: Command) => {
       const { sweepCommand } = await import('./commands/sweep.js');
@@ -278,9 +278,9 @@ function configFiles(): string {
 
 /** The command's flags over its config file's settings: a flag given on the command line wins. */
 async function withConfig<T extends { config?: string }>(opts: T, cmd: Command): Promise<T> {
-  const { loadRunConfig } = await import('./config.js');
+  const { loadConfig } = await import('./config.js');
   const merged: Record<string, unknown> = { ...opts };
-  for (const [key, value] of Object.entries((await loadRunConfig(opts.config)) ?? {})) {
+  for (const [key, value] of Object.entries((await loadConfig(cmd, opts.config)) ?? {})) {
     if (cmd.getOptionValueSource(key) !== 'cli') merged[key] = value;
   }
   return merged as T;

@@ -197,7 +197,7 @@ describe('ollama backend (real client, local server)', () => {
     });
 
     it('times out a slow first byte, and does not retry it', async () => {
-      const s = await serve({ faults: [{ kind: 'slow-first-byte', delayMs: 3000 }] });
+      const s = await serve({ faults: [{ kind: 'slow-first-byte', delayMs: 3_600_000 }] }); // held until the server closes: the timeout always comes first
       const error = await failure(backend(s.url, { policy: { timeoutMs: 200 } }).complete(AGENT));
       expect(error.kind).toBe('timeout');
       expect(error.message).toBe(`Ollama at ${s.url} did not answer within 0.2 s (model '${MODEL}'); raise the request timeout or use a smaller window`);

@@ -226,7 +226,7 @@ describe('openai backend (real client, local server)', () => {
     });
 
     it.each([false, true])('times out a slow first byte, and does not retry it (stream: %s)', async (stream) => {
-      const s = await serve({ faults: [{ kind: 'slow-first-byte', delayMs: 3000 }] });
+      const s = await serve({ faults: [{ kind: 'slow-first-byte', delayMs: 3_600_000 }] }); // held until the server closes: the timeout always comes first
       const error = await failure(backend(s.url, { stream, policy: { timeoutMs: 200 } }).complete(AGENT));
       expect(error.kind).toBe('timeout');
       expect(error.message).toBe(`${s.url}/v1 did not answer within 0.2 s (model '${MODEL}'); raise the request timeout`);

@@ -4,9 +4,9 @@
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { Ollama } from 'ollama';
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { BIN, bench, expectOneLineError } from '../../test/helpers/cli.js';
-import { parseFault, parseModel } from '../cli/commands/serve-mock.js';
+import { parseFault, parseModel, serveMockCommand } from '../cli/commands/serve-mock.js';
 
 /** Starts `bench serve-mock ...args` and resolves with the URL it prints. */
 async function serveMock(args: readonly string[]) {
@@ -46,6 +46,26 @@ describe('bench serve-mock', () => {
     expectOneLineError(bench(['serve-mock', '--fault', 'explode']), /--fault explode: expected kind\[:times\]/);
     expectOneLineError(bench(['serve-mock', '--model', 'no-context']), /--model no-context: expected name=contextLength/);
     expectOneLineError(bench(['serve-mock', '--port', '70000']), /--port 70000: expected a whole number from 0 to 65535/);
+  });
+});
+
+describe('bench serve-mock and Ctrl-C', () => {
+  afterEach(() => vi.restoreAllMocks());
+
+  it('listens for Ctrl-C before it says it is ready, so a script may stop it the moment it reads the URL', async () => {
+    const before = process.listenerCount('SIGINT');
+    const atReady: number[] = [];
+    const stop = (): void => void (process.listeners('SIGINT').at(-1) as (signal: NodeJS.Signals) => void)('SIGINT');
+    vi.spyOn(process.stdout, 'write').mockImplementation((chunk) => {
+      if (String(chunk).startsWith('serving mock models at')) {
+        atReady.push(process.listenerCount('SIGINT') - before);
+        setImmediate(stop); // what the script does once it has read the line
+      }
+      return true;
+    });
+    await serveMockCommand({ port: '0', model: [], fault: [], retryAfter: '1', delay: '0', encoding: 'o200k_base' });
+    expect(atReady).toEqual([1]);
+    expect(process.listenerCount('SIGINT')).toBe(before);
   });
 });
 

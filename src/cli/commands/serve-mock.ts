@@ -56,6 +56,16 @@ export async function serveMockCommand(options: ServeMockOptions): Promise<void>
     // EADDRINUSE, EACCES: the port; anything else is a bug.
     throw e.code === undefined ? e : new CtxbenchError('OPTION_INVALID', `--port ${options.port}: cannot listen on 127.0.0.1 (${e.code})`);
   });
+  // Listening for Ctrl-C before saying so: a script may stop the server the moment it reads the URL.
+  const stopped = new Promise<NodeJS.Signals>((resolve) => {
+    const stop = (s: NodeJS.Signals): void => {
+      process.off('SIGINT', stop);
+      process.off('SIGTERM', stop);
+      resolve(s);
+    };
+    process.on('SIGINT', stop);
+    process.on('SIGTERM', stop);
+  });
   const served = (models ?? DEFAULT_MODELS).map((m) => `${m.name} (context ${m.contextLength})`);
   process.stdout.write(
     [
@@ -67,15 +77,7 @@ export async function serveMockCommand(options: ServeMockOptions): Promise<void>
       '',
     ].join('\n'),
   );
-  const signal = await new Promise<NodeJS.Signals>((resolve) => {
-    const stop = (s: NodeJS.Signals): void => {
-      process.off('SIGINT', stop);
-      process.off('SIGTERM', stop);
-      resolve(s);
-    };
-    process.on('SIGINT', stop);
-    process.on('SIGTERM', stop);
-  });
+  const signal = await stopped;
   await server.close();
   process.stdout.write(`stopped (${signal}) after ${server.requests.length} requests\n`);
 }

@@ -9,7 +9,7 @@ import { parseScenario, turns } from '../scenario.js';
 import type { ScenarioFile, ScenarioFileMessage } from '../schema.js';
 import { generateScenario } from './index.js';
 import { syntheticId } from './naming.js';
-import { GENERATE_DEFAULTS, type GenerateOptions } from './options.js';
+import { GENERATE_DEFAULTS, GENERATE_LIMITS, type GenerateOptions } from './options.js';
 import { SYNTHETIC_SUITE } from './suite.js';
 import { FACT_WORDS } from './vocabulary.js';
 
@@ -227,14 +227,12 @@ describe('generateScenario: knobs', () => {
   });
 });
 
-describe('generateScenario: speed', () => {
-  it('generates 2,000 steps in well under a second', () => {
-    generateScenario({ steps: 200, seed: 1 }); // warm up the JIT
-    const start = performance.now();
-    const s = generateScenario({ steps: 2000, seed: 99 });
-    const elapsed = performance.now() - start;
-    expect(assistants(s)).toHaveLength(2000);
-    expect(elapsed).toBeLessThan(700);
+describe('generateScenario: the largest task', () => {
+  // How fast it generates is scripts/bench-speed.ts's to measure; a test asserts what it generates.
+  it(`generates ${GENERATE_LIMITS.steps.max.toLocaleString('en-US')} steps, every one a valid step`, () => {
+    const s = generateScenario({ steps: GENERATE_LIMITS.steps.max, seed: 99 });
+    expect(assistants(s)).toHaveLength(GENERATE_LIMITS.steps.max);
+    expect(() => parseScenario(s, 'generated.json')).not.toThrow();
   });
 });
 
