@@ -119,10 +119,7 @@ export function buildProgram(entry: ProgramEntry): Command {
     .command('clear')
     .description('Delete every cached LLM answer.')
     .option('--cache-dir <dir>', 'the cache folder', DEFAULT_CACHE_DIR)
-    .action(async (opts: { cacheDir: string }) => {
-      const { clearCache } = await import('../llm/cache.js');
-      process.stdout.write(`Removed ${await clearCache(opts.cacheDir)} cached answer(s) from ${opts.cacheDir}\n`);
-    });
+    .action(async (opts) => (await import('./commands/cache.js')).cacheClearCommand(opts));
 
   program
     .command('report')

@@ -4,6 +4,7 @@
  * except the top-level `created` field, which `bench check` ignores.
  */
 import { CtxbenchError } from '../core/errors.js';
+import type { FileKind } from '../core/output-file.js';
 import { runLabel } from '../core/run-names.js';
 import type { RunResult } from '../core/run-records.js';
 import { METRIC_FIELDS, NULLABLE_METRICS, runMetrics, type RunMetrics } from '../metrics/run-metrics.js';
@@ -53,6 +54,12 @@ function ordered(metrics: RunMetrics): RunMetrics {
   for (const field of METRIC_FIELDS) out[field] = metrics[field];
   return out as unknown as RunMetrics;
 }
+
+/** A file serializeBaseline wrote: a JSON object whose first fields are `format` (a number) and `created`. */
+export const BASELINE_FILE: FileKind = {
+  name: 'a baseline',
+  matches: (head) => /^\{\s*"format"\s*:\s*\d+\s*,\s*"created"\s*:/.test(head.toString('utf8')),
+};
 
 export function serializeBaseline(baseline: Baseline): string {
   const { format, created, version, command, runs } = baseline;

@@ -432,8 +432,8 @@ describe('ResultStore open errors', () => {
     writeFileSync(blocker, 'x');
     for (const file of [join(blocker, 'x.duckdb'), join(blocker, 'sub', 'x.duckdb')]) {
       const error = await storeError(ResultStore.open(file));
-      expect(error.code).toBe('STORE_ERROR');
-      expect(error.message).toBe(`--db ${file}: cannot open (not a directory)`);
+      expect(error.code).toBe('OUTPUT_INVALID');
+      expect(error.message).toBe(`--db ${file}: ${blocker} is a file, not a folder (ENOTDIR)`);
     }
     const error = await storeError(ResultStore.open(dir));
     expect(error.message).toBe(`--db ${dir}: cannot open (is a directory)`);

@@ -2,12 +2,13 @@
  * `bench baseline` and `bench check`: the CI regression gate. `check` ends with exit code 0 when no
  * run got worse beyond its tolerances, EXIT_CODES.regressions when some did, 1 on errors.
  */
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { CtxbenchError } from '../../core/errors.js';
-import { buildBaseline, metricsByKey, parseBaseline, serializeBaseline, type BatchMeta } from '../../gate/baseline.js';
+import { checkOutput, writeOutput, type FileKind, type OutputSpec } from '../../core/output-file.js';
+import { BASELINE_FILE, buildBaseline, metricsByKey, parseBaseline, serializeBaseline, type BatchMeta } from '../../gate/baseline.js';
 import { compareRuns, parseTolerances } from '../../gate/compare.js';
-import { benchmarkJson, formatMarkdown, formatText } from '../../gate/output.js';
+import { BENCHMARK_JSON, benchmarkJson, formatMarkdown, formatText, MARKDOWN_SUMMARY } from '../../gate/output.js';
 import { acquireInstance, releaseInstance } from '../../store/instances.js';
 import { ResultStore } from '../../store/result-store.js';
 import { BATCHES } from '../../store/schema.js';
@@ -70,24 +71,33 @@ async function batchMeta(db: string, batchId: string): Promise<BatchMeta> {
   }
 }
 
-async function writeOut(file: string, text: string, flag: string): Promise<void> {
-  try {
-    await mkdir(path.dirname(path.resolve(file)), { recursive: true });
-    await writeFile(file, text);
-  } catch (error) {
-    throw new CtxbenchError('OPTION_INVALID', `${flag} ${file}: cannot write (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`);
-  }
+interface GateOutput {
+  readonly file: string;
+  readonly spec: OutputSpec;
+}
+
+/** An output of the gate (`flag file`): it replaces only a file of `kind`, never the database or the baseline it reads. */
+function gateOutput(flag: string, file: string, kind: FileKind, options: { db: string; baseline?: string }): GateOutput {
+  const inputs = [{ label: `--db ${options.db}`, file: options.db }];
+  if (options.baseline !== undefined) inputs.push({ label: `--baseline ${options.baseline}`, file: options.baseline });
+  return { file, spec: { label: `${flag} ${file}`, kind, inputs } };
 }
 
 export async function baselineCommand(options: BaselineOptions): Promise<void> {
+  const output = gateOutput('-o', options.output, BASELINE_FILE, options);
+  await checkOutput(output.file, output.spec);
   const batch = await loadBatch(options.db, options.batch);
   const baseline = buildBaseline(batch.runs, batch.meta, new Date(), `${options.db} batch ${batch.batchId}`);
-  await writeOut(options.output, serializeBaseline(baseline), '-o');
+  await writeOutput(output.file, serializeBaseline(baseline), output.spec);
   process.stdout.write(`Baseline: ${path.resolve(options.output)} (${Object.keys(baseline.runs).length} runs of batch ${batch.batchId})\n`);
 }
 
 export async function checkCommand(options: CheckOptions): Promise<void> {
   const tolerances = parseTolerances(options.tolerance);
+  const jsonOut = options.jsonOut === undefined ? undefined : gateOutput('--json-out', options.jsonOut, BENCHMARK_JSON, options);
+  const markdownOut = options.markdownOut === undefined ? undefined : gateOutput('--markdown-out', options.markdownOut, MARKDOWN_SUMMARY, options);
+  // Both are checked before either is written: a refused one leaves the other unwritten too.
+  for (const output of [jsonOut, markdownOut]) if (output !== undefined) await checkOutput(output.file, output.spec);
   let text: string;
   try {
     text = await readFile(options.baseline, 'utf8');
@@ -100,8 +110,8 @@ export async function checkCommand(options: CheckOptions): Promise<void> {
   const batch = await loadBatch(options.db, options.batch);
   const candidate = metricsByKey(batch.runs, `${options.db} batch ${batch.batchId}`);
   const comparison = compareRuns(baseline.runs, candidate, tolerances);
-  if (options.jsonOut !== undefined) await writeOut(options.jsonOut, `${JSON.stringify(benchmarkJson(candidate), null, 2)}\n`, '--json-out');
-  if (options.markdownOut !== undefined) await writeOut(options.markdownOut, formatMarkdown(comparison, baseline.runs, candidate), '--markdown-out');
+  if (jsonOut !== undefined) await writeOutput(jsonOut.file, `${JSON.stringify(benchmarkJson(candidate), null, 2)}\n`, jsonOut.spec);
+  if (markdownOut !== undefined) await writeOutput(markdownOut.file, formatMarkdown(comparison, baseline.runs, candidate), markdownOut.spec);
   process.stdout.write(`Checking batch ${batch.batchId} against ${options.baseline}\n${formatText(comparison)}`);
   if (comparison.regressions.length > 0) throw new ExitWith(EXIT_CODES.regressions);
 }
