@@ -16,6 +16,11 @@ function bench(args: readonly string[], cwd: string): CliResult {
   return { code: r.status, stdout: r.stdout, stderr: r.stderr, cwd };
 }
 
+/** The README's text with its line breaks folded, for lines it shows (a wrapped inline example too). */
+const README = readFileSync(path.join(ROOT, 'README.md'), 'utf8').replace(/\s+/g, ' ');
+/** The one-line error of `r` is shown in the README as the tool prints it. */
+const expectShownInReadme = (r: CliResult): void => expect(README).toContain(r.stderr.trim());
+
 const bytes = (cwd: string, file: string): Buffer => readFileSync(path.join(cwd, file));
 const isDuckDb = (cwd: string, file: string): boolean => bytes(cwd, file).toString('latin1', 8, 12) === 'DUCK';
 const CHAT = path.join(ROOT, 'fixtures/trajectories/openai-chat/chat.json');
@@ -36,7 +41,9 @@ describe.runIf(process.platform === 'linux')('an output path that cannot be crea
     new RegExp(`^bench: ${flag} ${file.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}: cannot create the folder /proc/forbidden \\(ENOENT: the file system allows no folder there\\)$`, 'm');
 
   it('bench run: --db, --report', () => {
-    expectOneLineError(bench(run('/proc/forbidden/x.duckdb', '--no-report'), cwd), cannot('--db', '/proc/forbidden/x.duckdb'));
+    const db = bench(run('/proc/forbidden/x.duckdb', '--no-report'), cwd);
+    expectOneLineError(db, cannot('--db', '/proc/forbidden/x.duckdb'));
+    expectShownInReadme(db);
     const r = bench(run('new.duckdb', '--report', '/proc/forbidden/r.html'), cwd);
     expectOneLineError(r, cannot('--report', '/proc/forbidden/r.html'));
     expect(existsSync(path.join(cwd, 'new.duckdb'))).toBe(false); // checked before anything ran
@@ -61,7 +68,9 @@ describe.runIf(process.platform === 'linux')('an output path that cannot be crea
 describe('an output never replaces an input, nor a file of another kind (regression: each of these wrote over it and exited 0)', () => {
   it('bench run --db X --report X: refused before anything runs, whether X exists or not', async () => {
     const before = (await storedRuns(cwd, 'r.duckdb')).length;
-    expectOneLineError(bench(run('r.duckdb', '--report', 'r.duckdb'), cwd), /^bench: --report r\.duckdb: the same file as --db r\.duckdb; an output never replaces an input \(pass another path\)$/m);
+    const same = bench(run('r.duckdb', '--report', 'r.duckdb'), cwd);
+    expectOneLineError(same, /^bench: --report r\.duckdb: the same file as --db r\.duckdb; an output never replaces an input \(pass another path\)$/m);
+    expectShownInReadme(same);
     expect(isDuckDb(cwd, 'r.duckdb')).toBe(true);
     expect(await storedRuns(cwd, 'r.duckdb')).toHaveLength(before);
     expectOneLineError(bench(run('fresh.duckdb', '--report', './fresh.duckdb'), cwd), /^bench: --report \.\/fresh\.duckdb: the same file as --db fresh\.duckdb;/m);
@@ -79,7 +88,9 @@ describe('an output never replaces an input, nor a file of another kind (regress
 
   it('bench baseline --db X -o X, and -o another kind of file', () => {
     expectOneLineError(bench(['baseline', '--db', 'r.duckdb', '-o', 'r.duckdb'], cwd), /^bench: -o r\.duckdb: the same file as --db r\.duckdb;/m);
-    expectOneLineError(bench(['baseline', '--db', 'r.duckdb', '-o', 'other.duckdb'], cwd), /^bench: -o other\.duckdb: not replaced: the file there is not a baseline /m);
+    const other = bench(['baseline', '--db', 'r.duckdb', '-o', 'other.duckdb'], cwd);
+    expectOneLineError(other, /^bench: -o other\.duckdb: not replaced: the file there is not a baseline /m);
+    expectShownInReadme(other);
     expectOneLineError(bench(['baseline', '--db', 'r.duckdb', '-o', 's.json'], cwd), /^bench: -o s\.json: not replaced: the file there is not a baseline /m);
     expect(isDuckDb(cwd, 'r.duckdb') && isDuckDb(cwd, 'other.duckdb')).toBe(true);
   });
@@ -196,6 +207,7 @@ describe('--cache-dir that is a file', () => {
     writeFileSync(path.join(dir, 'afile'), 'x');
     const r = await benchAsync([...run('r.duckdb', '--no-report'), '-m', 'ollama:chat:mock-model', '--host', server.url, '--cache-dir', 'afile'], dir);
     expectOneLineError(r, /^bench: --cache-dir afile: afile is a file, not a folder \(ENOTDIR\)$/m);
+    expectShownInReadme(r);
     expect(existsSync(path.join(dir, 'r.duckdb'))).toBe(false);
   });
 

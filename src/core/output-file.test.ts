@@ -63,6 +63,7 @@ describe('writeOutput', () => {
   it('refuses a folder, and writes through a symbolic link to its file', async () => {
     mkdirSync(join(folder(), 'out.txt'));
     await expect(writeOutput(join(folder(), 'out.txt'), 'NOTE', { label: '-o out.txt', kind: NOTE })).rejects.toThrow('-o out.txt: a folder, not a file');
+    await expect(writeOutput(`${join(folder(), 'new')}/`, 'NOTE', { label: '-o new/', kind: NOTE })).rejects.toThrow('-o new/: a folder, not a file');
     writeFileSync(join(folder(), 'target.txt'), 'NOTE 1');
     symlinkSync(join(folder(), 'target.txt'), join(folder(), 'link.txt'));
     await writeOutput(join(folder(), 'link.txt'), 'NOTE 2', { label: '-o link.txt', kind: NOTE });

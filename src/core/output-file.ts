@@ -71,6 +71,8 @@ async function readHead(file: string): Promise<Buffer> {
  */
 export async function checkOutput(file: string, spec: OutputSpec): Promise<OutputTarget> {
   const { label, kind } = spec;
+  // `-o out/` means a folder; resolving it would quietly write a file named `out`.
+  if (/[\\/]$/.test(file)) throw refused(`${label}: a folder, not a file`);
   for (const input of spec.inputs ?? []) {
     if (await sameFile(file, input.file)) throw refused(`${label}: the same file as ${input.label}; an output never replaces an input (pass another path)`);
   }

@@ -1,5 +1,5 @@
-import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -425,6 +425,14 @@ describe('ResultStore open errors', () => {
     } finally {
       await releaseInstance(file);
     }
+  });
+
+  it('removes the temp files a killed merge left in its folder (the next command writing there)', async () => {
+    const dead = spawnSync(process.execPath, ['-e', '0']).pid!;
+    const leftover = `.all.duckdb.merging-${dead}-0123abcd`;
+    writeFileSync(join(dir, leftover), 'half a merge');
+    await (await ResultStore.open(dbFile())).close();
+    expect(readdirSync(dir)).not.toContain(leftover);
   });
 
   it('names --db when the path cannot be created', async () => {
