@@ -233,7 +233,9 @@ describe('bad input: one line naming the problem, non-zero exit, nothing half-wr
 
   it('an unwritable --db', () => {
     const dir = broken('not a directory', 'afile');
-    expectOneLineError(bench(['run', '--db', 'afile/x.duckdb'], dir), /--db afile\/x\.duckdb: cannot open/);
+    const r = bench(['run', '--db', 'afile/x.duckdb'], dir);
+    expectOneLineError(r, /^bench: --db afile\/x\.duckdb: afile is a file, not a folder \(ENOTDIR\)$/m);
+    expect(readFileSync(path.join(ROOT, 'README.md'), 'utf8')).toContain(`\n${r.stderr.trim()}\n`); // as the README shows it
   });
 
   it('a report from a missing or empty database', () => {

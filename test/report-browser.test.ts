@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { expect, it } from 'vitest';
-import { renderReport, writeReport } from '../src/report/render.js';
+import { renderReport } from '../src/report/render.js';
 import { browserPlan, findChromium } from './helpers/browser.js';
 import { bench, ROOT, tempDir } from './helpers/cli.js';
 import { HOSTILE_SCENARIO_ID, HOSTILE_SCENARIO_TITLE, hostileScenario } from './helpers/hostile-scenario.js';
@@ -141,7 +141,7 @@ browserIt('shows what each strategy did at a hovered step, and sorts from the mo
   const dir = tempDir('ctxbench-report-browser-');
   try {
     const file = join(dir, 'report.html');
-    await writeReport(file, renderReport(sampleRuns(), { generatedAt: new Date('2025-01-02T03:04:05Z'), version: '0.1.0' }));
+    writeFileSync(file, renderReport(sampleRuns(), { generatedAt: new Date('2025-01-02T03:04:05Z'), version: '0.1.0' }));
     await withPage(async (page, problems) => {
       await page.goto(pathToFileURL(file).href, { waitUntil: 'load' });
       const charts = page.locator('#curves figure.chart');

@@ -64,7 +64,7 @@ describe('bench report', () => {
   });
 
   describe('bad input: one line, exit 1, the previous report untouched and no temp file left', () => {
-    const OLD = '<p>the previous report</p>';
+    const OLD = '<!doctype html>\n<html><head><meta charset="utf-8">\n<meta name="generator" content="ctxbench 0.0.1"></head><body><p>the previous report</p></body></html>\n';
     const expectNothingWritten = (dir: string): void => {
       expect(readFileSync(path.join(dir, 'report.html'), 'utf8')).toBe(OLD);
       expect(readdirSync(dir).filter((f) => f.endsWith('.tmp') || f.startsWith('.report'))).toEqual([]);
@@ -117,7 +117,7 @@ describe('bench report', () => {
       expectOneLineError(bench(['report', '--db', db, '-o', 'report.html', '-o', 'report.pdf'], dir), /^bench: -o report\.pdf: unknown output format "\.pdf"; use \.html, \.json, \.csv or \.md$/m);
       expectNothingWritten(dir);
       writeFileSync(path.join(dir, 'afile'), '');
-      expectOneLineError(bench(['report', '--db', db, '-o', 'afile/report.html'], dir), /^bench: afile\/report\.html: cannot write \(not a directory\)$/m);
+      expectOneLineError(bench(['report', '--db', db, '-o', 'afile/report.html'], dir), /^bench: -o afile\/report\.html: afile is a file, not a folder \(ENOTDIR\)$/m);
       expectNothingWritten(dir);
     });
   });

@@ -4,8 +4,10 @@
  * server that is down, lacks the model or refuses the key stops the command with one line.
  */
 import { CtxbenchError } from '../core/errors.js';
+import { createFolders } from '../core/folders.js';
 import type { TokenCounter } from '../core/tokens.js';
 import { cachedBackend, type CachedBackend } from '../llm/cache.js';
+import { DEFAULT_CACHE_DIR } from '../llm/defaults.js';
 import type { MockOptions } from '../llm/mock.js';
 import { createBackend, parseProvider } from '../llm/providers.js';
 import { preflighted, type PreflightVerdict } from '../llm/preflight.js';
@@ -67,6 +69,8 @@ export async function openBackend(flags: BackendFlags, counter: TokenCounter, mo
   if (spec.provider === 'mock') return { backend: created, options: created.options, live: false, unusable: unusable.signal };
 
   const live = created as LiveBackend;
+  // A cache folder that cannot be one (a file, under /proc) is said now, not as "0 hits" and failed writes.
+  if (flags.cache) await createFolders(flags.cacheDir ?? DEFAULT_CACHE_DIR, `--cache-dir ${flags.cacheDir ?? DEFAULT_CACHE_DIR}`);
   const checked = preflighted(live, (verdict) => {
     if (!verdict.ok) return unusable.abort(verdict.error);
     warnAbout(verdict, live, flags.window);

@@ -119,10 +119,7 @@ export function buildProgram(entry: ProgramEntry): Command {
     .command('clear')
     .description('Delete every cached LLM answer.')
     .option('--cache-dir <dir>', 'the cache folder', DEFAULT_CACHE_DIR)
-    .action(async (opts: { cacheDir: string }) => {
-      const { clearCache } = await import('../llm/cache.js');
-      process.stdout.write(`Removed ${await clearCache(opts.cacheDir)} cached answer(s) from ${opts.cacheDir}\n`);
-    });
+    .action(async (opts) => (await import('./commands/cache.js')).cacheClearCommand(opts));
 
   program
     .command('report')
@@ -148,7 +145,7 @@ export function buildProgram(entry: ProgramEntry): Command {
   program
     .command('export')
     .description('Write every table of a results database (runs, steps, events, probes, batches, calibration) as one Parquet file each.')
-    .requiredOption('--parquet <dir>', 'folder for the <table>.parquet files (created; files there are overwritten)')
+    .requiredOption('--parquet <dir>', 'folder for the <table>.parquet files (created; Parquet files of those names are replaced, other files refused)')
     .option('--db <file>', 'DuckDB results file', DEFAULT_DB)
     .option('--batch <id>', 'which `bench run` to export: a batch id, or "all" (default: the latest)')
     .addHelpText('after', "\nExample:\n  bench export --parquet out/ --batch all && duckdb -c \"SELECT strategy, avg(input_tokens) FROM 'out/runs.parquet' GROUP BY 1\"")

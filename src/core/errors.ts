@@ -14,7 +14,8 @@ export type ErrorCode =
   | 'OPTION_INVALID'
   | 'STORE_ERROR'
   | 'STORE_LOCKED'
-  | 'REPORT_ERROR'
+  /** An output path that cannot be created, or whose write would replace an input or a file of another kind. */
+  | 'OUTPUT_INVALID'
   | 'BASELINE_INVALID'
   | 'BACKEND_UNREACHABLE'
   | 'WORKER_FAILED'

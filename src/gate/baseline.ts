@@ -4,6 +4,7 @@
  * give the same bytes, except the top-level `created` field, which `bench check` ignores.
  */
 import { CtxbenchError } from '../core/errors.js';
+import type { FileKind } from '../core/output-file.js';
 import { runLabel } from '../core/run-names.js';
 import { RUN_STATUSES, type RunResult } from '../core/run-records.js';
 import { METRIC_FIELDS, NULLABLE_METRICS, runMetrics, type RunMetrics } from '../metrics/run-metrics.js';
@@ -71,6 +72,12 @@ function ordered(metrics: RunMetrics): RunMetrics {
   for (const field of METRIC_FIELDS) out[field] = metrics[field];
   return out as unknown as RunMetrics;
 }
+
+/** A file serializeBaseline wrote: a JSON object whose first fields are `format` (a number) and `created`. */
+export const BASELINE_FILE: FileKind = {
+  name: 'a baseline',
+  matches: (head) => /^\{\s*"format"\s*:\s*\d+\s*,\s*"created"\s*:/.test(head.toString('utf8')),
+};
 
 /** The file's text: each run's configuration first, then its metrics. */
 export function serializeBaseline(baseline: Baseline): string {

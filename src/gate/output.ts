@@ -4,6 +4,7 @@
  * (customSmallerIsBetter).
  */
 import { markdownText } from '../core/markdown.js';
+import type { FileKind } from '../core/output-file.js';
 import { aggregateMetrics, costText, type MetricsAggregate } from '../metrics/aggregate.js';
 import { unitOf, type ComparedMetric, type RunMetrics } from '../metrics/run-metrics.js';
 import { passed, type Comparison, type Finding, type GateVerdict } from './compare.js';
@@ -164,6 +165,12 @@ const notCompleted = (a: MetricsAggregate): number => a.runs - a.completed;
  * github-action-benchmark's customSmallerIsBetter input: every value here is better when smaller. A
  * cost goes in only when every run is priced: a lower bound would chart as a saving.
  */
+/** A file of benchmarkJson's entries: a JSON array, empty or of objects whose first field is `name`. */
+export const BENCHMARK_JSON: FileKind = {
+  name: 'a benchmark JSON',
+  matches: (head) => /^\[\s*(?:\]|\{\s*"name"\s*:)/.test(head.toString('utf8')),
+};
+
 export function benchmarkJson(runs: RunsByKey): BenchmarkEntry[] {
   const out: BenchmarkEntry[] = [];
   for (const { strategy, totals: a } of aggregateByStrategy(runs)) {
@@ -187,6 +194,12 @@ const round = (n: number, digits: number): number => Number(n.toFixed(digits));
 
 /** Run keys, strategy labels and notes come from recordings and flags: written as text, never as markup. */
 const cell = markdownText;
+
+/** A markdown summary ctxbench wrote: this one (`## ctxbench check: ...`) or the report's (`## ctxbench report`). */
+export const MARKDOWN_SUMMARY: FileKind = {
+  name: 'a markdown summary',
+  matches: (head) => head.toString('utf8').startsWith('## ctxbench '),
+};
 
 /** A markdown summary: verdict, what was not compared and why, findings, and per-strategy totals (baseline -> candidate). */
 export function formatMarkdown(

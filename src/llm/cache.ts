@@ -14,11 +14,14 @@
  * cached: a failed call is retried against the backend next time. The usage an entry replays is
  * checked like a server's (usage.ts): a value that is no token count is dropped and named.
  */
-import { createHash, randomBytes } from 'node:crypto';
-import { mkdir, readdir, readFile, rename, rm, rmdir, writeFile } from 'node:fs/promises';
-import { join, resolve } from 'node:path';
+import { createHash } from 'node:crypto';
+import { readdir, readFile, rm, rmdir, writeFile } from 'node:fs/promises';
+import { dirname, join, resolve } from 'node:path';
 import { z } from 'zod';
+import { createFolders } from '../core/folders.js';
 import { assistantMessage } from '../core/messages.js';
+import { replaceAtomically } from '../core/output-file.js';
+import { isTempName } from '../core/temp-files.js';
 import { stableJson } from '../core/stable-json.js';
 import type { Backend, ChatRequest, ChatResponse } from '../core/backend.js';
 import { DEFAULT_CACHE_DIR } from './defaults.js';
@@ -109,7 +112,7 @@ export function cachedBackend(backend: Backend, options: CacheOptions = {}): Cac
         counts.writes += 1;
       } catch (error) {
         counts.writeErrors += 1;
-        options.onWarning?.(`could not write cache entry ${file}: ${error instanceof Error ? error.message : String(error)}`);
+        options.onWarning?.(error instanceof Error ? error.message : String(error));
       }
       return response;
     },
@@ -124,7 +127,8 @@ export async function clearCache(dir: string = DEFAULT_CACHE_DIR): Promise<numbe
     if (!/^[0-9a-f]{2}$/.test(shard)) continue; // only what the cache wrote: never a user's file
     const shardDir = join(root, shard);
     for (const name of await listDir(shardDir)) {
-      if (!/^[0-9a-f]{64}\.json(\..+\.tmp)?$/.test(name)) continue;
+      // Entries, temp files being written, and the temp files of older versions (`<key>.json.<pid>.<hex>.tmp`).
+      if (!/^[0-9a-f]{64}\.json(\..+\.tmp)?$/.test(name) && !isTempName(name)) continue;
       await rm(join(shardDir, name), { force: true });
       if (name.endsWith('.json')) removed += 1;
     }
@@ -287,15 +291,9 @@ async function writeEntry(
       extra,
     },
   };
-  await mkdir(join(file, '..'), { recursive: true });
-  const temp = `${file}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`;
-  try {
-    await writeFile(temp, `${JSON.stringify(entry, null, 2)}\n`, { encoding: 'utf8', flag: 'wx' });
-    await rename(temp, file);
-  } catch (error) {
-    await rm(temp, { force: true });
-    throw error;
-  }
+  const label = `cache entry ${file}`;
+  await createFolders(dirname(file), label);
+  await replaceAtomically(file, label, (temp) => writeFile(temp, `${JSON.stringify(entry, null, 2)}\n`, { encoding: 'utf8', flag: 'wx' }));
 }
 
 async function listDir(path: string): Promise<string[]> {

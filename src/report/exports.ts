@@ -5,6 +5,7 @@
 import { aggregateRuns } from '../metrics/aggregate.js';
 import { runMetrics } from '../metrics/run-metrics.js';
 import { formatMarkdown } from '../gate/output.js';
+import type { FileKind } from '../core/output-file.js';
 import type { RunResult } from '../core/run-records.js';
 import { columnsOf, runsByColumn, scenarioGroupOf } from './columns.js';
 import { markdownCode, markdownText } from '../core/markdown.js';
@@ -19,6 +20,12 @@ import { buildView, type ReportMeta } from './view.js';
  * that reports no prompt-cache hits, and over the runs that know theirs otherwise).
  */
 export const REPORT_JSON_FORMAT = 3;
+
+/** A file reportJson wrote: a JSON object whose first fields are `format` (a number) and `generatedAt`. */
+export const REPORT_JSON: FileKind = {
+  name: 'a JSON report',
+  matches: (head) => /^\{\s*"format"\s*:\s*\d+\s*,\s*"generatedAt"\s*:/.test(head.toString('utf8')),
+};
 
 export function reportJson(runs: readonly RunResult[], meta: ReportMeta): string {
   const view = buildView(runs, meta);
@@ -106,6 +113,12 @@ function csvCell(value: string | number | null | undefined): string {
   const text = /^[=+\-@\t\r]/.test(value) ? `'${value}` : value;
   return /[",\r\n]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
 }
+
+/** A file reportCsv wrote: its header row starts with the first columns. */
+export const REPORT_CSV: FileKind = {
+  name: 'a CSV report',
+  matches: (head) => head.toString('utf8').startsWith(`${CSV_COLUMNS.slice(0, 3).join(',')},`),
+};
 
 export function reportCsv(runs: readonly RunResult[]): string {
   const { columnOf } = columnsOf(runs);

@@ -1,12 +1,9 @@
-import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { configsByKey, metricsByKey } from '../gate/baseline.js';
 import type { RunResult } from '../core/run-records.js';
 import { HOSTILE_TITLE, INJECTION, SUMMARY_TEXT, WINDOW, sampleRuns } from '../../test/helpers/report-fixtures.js';
 import type { ChartData, StrategySeries } from './curves.js';
-import { jsonForScript, renderReport, writeReport } from './render.js';
+import { HTML_REPORT, jsonForScript, renderReport } from './render.js';
 import type { ReportData } from './view.js';
 
 const meta = { generatedAt: new Date('2025-01-02T03:04:05Z'), version: '0.1.0', database: 'results/bench.duckdb' };
@@ -394,30 +391,15 @@ describe('jsonForScript', () => {
   });
 });
 
-describe('writeReport', () => {
-  let dir: string;
-  afterEach(() => rmSync(dir, { recursive: true, force: true }));
-
-  it('creates the directory and writes the file, leaving no temp file', async () => {
-    dir = mkdtempSync(join(tmpdir(), 'ctxbench-report-'));
-    const file = join(dir, 'nested', 'report.html');
-    await writeReport(file, '<p>ok</p>');
-    expect(readdirSync(join(dir, 'nested'))).toEqual(['report.html']);
-  });
-
-  it('fails without leaving anything when the directory cannot be created', async () => {
-    dir = mkdtempSync(join(tmpdir(), 'ctxbench-report-'));
-    writeFileSync(join(dir, 'blocker'), '');
-    await expect(writeReport(join(dir, 'blocker', 'report.html'), '<p>x</p>')).rejects.toThrow();
-    expect(readdirSync(dir)).toEqual(['blocker']);
-  });
-
-  it('removes its temp file when the final rename fails', async () => {
-    dir = mkdtempSync(join(tmpdir(), 'ctxbench-report-'));
-    // A directory in the way: the temp file is written, then renaming over the directory fails.
-    mkdirSync(join(dir, 'report.html'));
-    await expect(writeReport(join(dir, 'report.html'), '<p>x</p>')).rejects.toThrow();
-    expect(readdirSync(dir)).toEqual(['report.html']);
-    expect(readdirSync(join(dir, 'report.html'))).toEqual([]);
+describe('HTML_REPORT', () => {
+  it('recognizes a rendered page by its generator marker, and nothing else', () => {
+    const page = renderReport(sampleRuns(), meta);
+    expect(page).toMatch(/^<!doctype html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n<meta name="generator" content="ctxbench 0\.1\.0">/);
+    expect(HTML_REPORT.matches(Buffer.from(page))).toBe(true);
+    // A report of a version before the marker: recognized by its title, so upgrading keeps `bench run` writing it.
+    expect(HTML_REPORT.matches(Buffer.from(page.replace(/<meta name="generator"[^>]*>\n/, '')))).toBe(true);
+    for (const other of ['<!doctype html><p>a page of someone else</p>', '{"ctxbench": 1, "note": "<meta name=\\"generator\\" content=\\"ctxbench 0.1.0\\">"}', '']) {
+      expect(HTML_REPORT.matches(Buffer.from(other))).toBe(false);
+    }
   });
 });

@@ -2,15 +2,13 @@
  * The HTML report: one self-contained page (inline CSS, JS, data and chart library) that opens from
  * file:// offline. Templates are read next to this module, so the same code runs from src and dist.
  */
-import { createHash, randomBytes } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { mkdir, rename, rm, writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
-import { basename, dirname, join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import Handlebars from 'handlebars';
-import { CtxbenchError } from '../core/errors.js';
-import { shortReason } from '../store/errors.js';
+import type { FileKind } from '../core/output-file.js';
 import type { RunResult } from '../core/run-records.js';
 import { buildView, type ReportMeta } from './view.js';
 
@@ -68,6 +66,15 @@ const inlineSafe = (code: string, tag: 'script' | 'style'): string =>
 
 const sha256 = (text: string): string => `'sha256-${createHash('sha256').update(text, 'utf8').digest('base64')}'`;
 
+/**
+ * A page this renderer wrote: the doctype, then, at the top of its head, the generator marker of
+ * report.hbs (or, on a page from before the marker, its title), so a report only replaces a report.
+ */
+export const HTML_REPORT: FileKind = {
+  name: 'an HTML report',
+  matches: (head) => /^<!doctype html>[^]*(?:<meta name="generator" content="ctxbench |<title>ctxbench report<\/title>)/i.test(head.toString('utf8', 0, 1024)),
+};
+
 /** Renders the report page. Pure: same runs and meta, same HTML. */
 export function renderReport(runs: readonly RunResult[], meta: ReportMeta): string {
   assets ??= loadAssets();
@@ -92,23 +99,4 @@ export function renderReport(runs: readonly RunResult[], meta: ReportMeta): stri
     pageJs,
     dataJson: jsonForScript(data),
   });
-}
-
-/** Writes via a temp file in the same directory and a rename, so readers never see a partial report; a failure is one line naming the file. */
-export async function writeReport(file: string, html: string): Promise<void> {
-  const dir = dirname(file);
-  await mkdir(dir, { recursive: true }).catch((error: unknown) => {
-    // mkdir says EEXIST when a file stands where a directory should be.
-    const reason = (error as NodeJS.ErrnoException).code === 'EEXIST' ? 'not a directory' : shortReason(error);
-    throw new CtxbenchError('REPORT_ERROR', `${file}: cannot write (${reason})`);
-  });
-  const temp = join(dir, `.${basename(file)}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`);
-  try {
-    await writeFile(temp, html, { encoding: 'utf8', flag: 'wx' });
-    await rename(temp, file);
-  } catch (error) {
-    // The write's error is the one worth reporting, even if the cleanup fails too.
-    await rm(temp, { force: true }).catch(() => undefined);
-    throw new CtxbenchError('REPORT_ERROR', `${file}: cannot write (${shortReason(error)})`);
-  }
 }

@@ -3,6 +3,7 @@
  * this schema is the single source of truth for what a file may hold.
  */
 import { z } from 'zod';
+import type { FileKind } from '../core/output-file.js';
 
 const usage = z
   .object({
@@ -92,3 +93,12 @@ export type ScenarioFile = z.input<typeof scenarioFileSchema>;
 export type ParsedScenarioFile = z.output<typeof scenarioFileSchema>;
 export type ScenarioFileMessage = z.input<typeof messageSchema>;
 export type Probe = z.output<typeof probeSchema>;
+
+/**
+ * A scenario file, by its version field first: JSON (each JSONL line too) opening with `"ctxbench"`,
+ * as `bench scenarios gen` and `import` write it, or YAML whose first key (after comments) is `ctxbench:`.
+ */
+export const SCENARIO_FILE: FileKind = {
+  name: 'a scenario',
+  matches: (head) => /^(?:\s*\{\s*"ctxbench"\s*|(?:(?:---|#.*)?[ \t]*\r?\n)*ctxbench):\s*\d/.test(head.toString('utf8')),
+};

@@ -3,13 +3,18 @@
  * Polars, DuckDB, Spark and the like. Tables with a batch_id column are cut to the batch, tables
  * keyed by run_id to that batch's runs; the rest (ctxbench_meta) go whole.
  */
-import { mkdir } from 'node:fs/promises';
-import { join, resolve } from 'node:path';
-import { CtxbenchError } from '../core/errors.js';
-import { shortReason } from './errors.js';
+import { join } from 'node:path';
+import { createFolders } from '../core/folders.js';
+import { checkOutput, replaceAtomically, type FileKind, type OutputTarget } from '../core/output-file.js';
 import type { ResultStore } from './result-store.js';
 import { RUNS, TABLES, type TableDef } from './schema.js';
 import { sqlString } from './sql.js';
+
+/** A Parquet file: it opens with the format's magic bytes. */
+export const PARQUET_FILE: FileKind = {
+  name: 'a Parquet file',
+  matches: (head) => head.toString('latin1', 0, 4) === 'PAR1',
+};
 
 export interface ExportedTable {
   readonly table: string;
@@ -17,19 +22,28 @@ export interface ExportedTable {
   readonly rows: number;
 }
 
-/** Writes `<dir>/<table>.parquet` for every table; `batchId` undefined exports every batch. */
+/**
+ * Writes `<dir>/<table>.parquet` for every table, each through a temp file; `batchId` undefined
+ * exports every batch. A file there is replaced only by its kind, and every one is checked first.
+ */
 export async function exportParquet(store: ResultStore, dir: string, batchId: string | undefined): Promise<ExportedTable[]> {
-  try {
-    await mkdir(dir, { recursive: true });
-  } catch (error) {
-    throw new CtxbenchError('STORE_ERROR', `--parquet ${dir}: cannot create (${shortReason(error)})`);
+  await createFolders(dir, `--parquet ${dir}`);
+  const inputs = [{ label: `--db ${store.file}`, file: store.file }];
+  const targets = new Map<TableDef, { file: string; label: string; target: OutputTarget }>();
+  for (const table of TABLES) {
+    const file = join(dir, `${table.name}.parquet`);
+    const label = `--parquet ${file}`;
+    targets.set(table, { file, label, target: await checkOutput(file, { label, kind: PARQUET_FILE, inputs }) });
   }
   return store.use(`cannot export to ${dir}`, async (connection) => {
     const exported: ExportedTable[] = [];
-    for (const table of TABLES) {
-      const file = join(dir, `${table.name}.parquet`);
-      const reader = await connection.runAndReadAll(`COPY (${selectRows(table, batchId)}) TO ${sqlString(resolve(file))} (FORMAT parquet)`);
-      exported.push({ table: table.name, file, rows: Number(reader.getRows()[0]![0]) });
+    for (const [table, { file, label, target }] of targets) {
+      let rows = 0;
+      await replaceAtomically(target.path, label, async (temp) => {
+        const reader = await connection.runAndReadAll(`COPY (${selectRows(table, batchId)}) TO ${sqlString(temp)} (FORMAT parquet)`);
+        rows = Number(reader.getRows()[0]![0]);
+      });
+      exported.push({ table: table.name, file, rows });
     }
     return exported;
   });

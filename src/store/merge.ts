@@ -2,16 +2,17 @@
  * `bench merge`: combines results databases (the shards of a matrix, runs from several machines) into
  * one. Each input is ATTACHed read-only and checked like any results file; a run id found in two
  * inputs is refused, because one of the two would be lost or doubled. The merge is built in a temp
- * file next to the output and renamed over it at the end, so a refused or failed merge leaves
- * nothing behind, and an existing output is either kept whole or replaced by a file that contains it.
+ * file next to the output (`.<name>.merging-<pid>-<random>`) and renamed over it at the end, so a
+ * refused or failed merge leaves nothing behind, a killed one leaves a temp file the next write into
+ * that folder removes, and an existing output is either kept whole or replaced by a file that contains it.
  */
-import { randomBytes } from 'node:crypto';
-import { existsSync } from 'node:fs';
-import { mkdir, rename, rm } from 'node:fs/promises';
+import { existsSync, statSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { CtxbenchError } from '../core/errors.js';
-import { openError, shortReason } from './errors.js';
+import { createFolders } from '../core/folders.js';
+import { replaceAtomically } from '../core/output-file.js';
+import { openError } from './errors.js';
 import { checkLayout } from './layout.js';
 import { ResultStore } from './result-store.js';
 import { BATCHES, CALIBRATION, EVENTS, PROBES, RUNS, STEPS, type TableDef } from './schema.js';
@@ -30,30 +31,30 @@ const RUN_TABLES: readonly TableDef[] = [RUNS, STEPS, EVENTS, PROBES];
 export async function mergeDatabases(inputs: readonly string[], output: string): Promise<MergeResult> {
   const sources = mergeSources(inputs, output);
   const target = resolve(output);
-  const temp = `${target}.merging-${randomBytes(4).toString('hex')}`;
-  try {
-    await mkdir(dirname(target), { recursive: true });
-  } catch (error) {
-    throw new CtxbenchError('STORE_ERROR', `-o ${output}: cannot create (${shortReason(error)})`);
-  }
-  let store: ResultStore | undefined;
-  try {
-    store = await ResultStore.open(temp);
-    const counts = await store.use(`cannot merge into ${output}`, (connection) => copySources(connection, sources));
-    await store.close();
-    await rename(temp, target);
-    return { sources, ...counts };
-  } catch (error) {
-    await store?.close();
-    await Promise.all([rm(temp, { force: true }), rm(`${temp}.wal`, { force: true })]);
-    throw error;
-  }
+  const label = `-o ${output}`;
+  await createFolders(dirname(target), label);
+  let counts = { batches: 0, runs: 0 };
+  await replaceAtomically(
+    target,
+    label,
+    async (temp) => {
+      const store = await ResultStore.open(temp);
+      try {
+        counts = await store.use(`cannot merge into ${output}`, (connection) => copySources(connection, sources));
+      } finally {
+        await store.close();
+      }
+    },
+    'merging',
+  );
+  return { sources, ...counts };
 }
 
-/** The inputs, each once, after the output when it already exists (its runs are kept). */
+/** The inputs, each once, after the output when it already holds something (its runs are kept). */
 function mergeSources(inputs: readonly string[], output: string): string[] {
   const seen = new Map<string, string>();
-  for (const file of [...(existsSync(output) ? [output] : []), ...inputs]) {
+  const kept = existsSync(output) && statSync(output).size > 0;
+  for (const file of [...(kept ? [output] : []), ...inputs]) {
     const path = resolve(file);
     if (!existsSync(path)) throw new CtxbenchError('STORE_ERROR', `${file}: no such results database`);
     const earlier = seen.get(path);

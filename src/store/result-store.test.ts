@@ -1,5 +1,5 @@
-import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -439,13 +439,21 @@ describe('ResultStore open errors', () => {
     }
   });
 
+  it('removes the temp files a killed merge left in its folder (the next command writing there)', async () => {
+    const dead = spawnSync(process.execPath, ['-e', '0']).pid!;
+    const leftover = `.all.duckdb.merging-${dead}-0123abcd`;
+    writeFileSync(join(dir, leftover), 'half a merge');
+    await (await ResultStore.open(dbFile())).close();
+    expect(readdirSync(dir)).not.toContain(leftover);
+  });
+
   it('names --db when the path cannot be created', async () => {
     const blocker = join(dir, 'afile');
     writeFileSync(blocker, 'x');
     for (const file of [join(blocker, 'x.duckdb'), join(blocker, 'sub', 'x.duckdb')]) {
       const error = await storeError(ResultStore.open(file));
-      expect(error.code).toBe('STORE_ERROR');
-      expect(error.message).toBe(`--db ${file}: cannot open (not a directory)`);
+      expect(error.code).toBe('OUTPUT_INVALID');
+      expect(error.message).toBe(`--db ${file}: ${blocker} is a file, not a folder (ENOTDIR)`);
     }
     const error = await storeError(ResultStore.open(dir));
     expect(error.message).toBe(`--db ${dir}: cannot open (is a directory)`);

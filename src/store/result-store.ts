@@ -3,10 +3,11 @@
  * Every failure leaves as a CtxbenchError (STORE_ERROR or STORE_LOCKED) naming the file.
  */
 import { existsSync, statSync, unlinkSync } from 'node:fs';
-import { mkdir } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import { LIST, VARCHAR, listValue, type DuckDBConnection, type DuckDBValue } from '@duckdb/node-api';
 import { CtxbenchError } from '../core/errors.js';
+import { createFolders } from '../core/folders.js';
+import { removeStaleTemps } from '../core/temp-files.js';
 import type { BatchInfo, CalibrationRecord, RunResult, RunStatus } from '../core/run-records.js';
 import { openError, shortReason } from './errors.js';
 import { acquireInstance, releaseInstance } from './instances.js';
@@ -31,17 +32,19 @@ export class ResultStore {
     private readonly connection: DuckDBConnection,
   ) {}
 
-  /** Opens `file` for writing, creating it (and its directories) and the schema when new. */
+  /**
+   * Opens `file` for writing, creating it (and its directories) and the schema when new. Temp files
+   * that dead processes left in its folder (a killed merge) go first, as before any write there.
+   */
   static async open(file: string): Promise<ResultStore> {
     const path = resolve(file);
+    await createFolders(dirname(path), `--db ${file}`);
+    await removeStaleTemps(dirname(path));
     try {
-      await mkdir(dirname(path), { recursive: true });
       // A zero-byte file (from `touch` or mktemp) holds nothing, but DuckDB refuses it as invalid.
       if (existsSync(path) && statSync(path).isFile() && statSync(path).size === 0) unlinkSync(path);
     } catch (error) {
-      // mkdir says EEXIST ("file already exists") when the parent directory is a regular file.
-      const reason = (error as NodeJS.ErrnoException).code === 'EEXIST' ? 'not a directory' : shortReason(error);
-      throw new CtxbenchError('STORE_ERROR', `--db ${file}: cannot open (${reason})`);
+      throw new CtxbenchError('STORE_ERROR', `--db ${file}: cannot open (${shortReason(error)})`);
     }
     return ResultStore.connect(file, path, true);
   }

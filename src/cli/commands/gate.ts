@@ -4,12 +4,13 @@
  * EXIT_CODES.regressions when some got worse, EXIT_CODES.incomparable when runs are missing or
  * configured otherwise, 1 on errors.
  */
-import { access, mkdir, readFile, writeFile } from 'node:fs/promises';
+import { access, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { CtxbenchError } from '../../core/errors.js';
-import { buildBaseline, configsByKey, metricsByKey, parseBaseline, serializeBaseline, type BatchMeta } from '../../gate/baseline.js';
+import { checkOutput, writeOutput, type FileKind, type OutputSpec } from '../../core/output-file.js';
+import { BASELINE_FILE, buildBaseline, configsByKey, metricsByKey, parseBaseline, serializeBaseline, type BatchMeta } from '../../gate/baseline.js';
 import { compareRuns, gateVerdict } from '../../gate/compare.js';
-import { benchmarkJson, formatMarkdown, formatText, type GateOutcome } from '../../gate/output.js';
+import { BENCHMARK_JSON, benchmarkJson, formatMarkdown, formatText, MARKDOWN_SUMMARY, type GateOutcome } from '../../gate/output.js';
 import { parseToleranceFile, tolerancesFor, type TolerancesFor } from '../../gate/tolerances.js';
 import { acquireInstance, releaseInstance } from '../../store/instances.js';
 import { ResultStore } from '../../store/result-store.js';
@@ -78,19 +79,24 @@ async function batchMeta(db: string, batchId: string): Promise<BatchMeta> {
   }
 }
 
-async function writeOut(file: string, text: string, flag: string): Promise<void> {
-  try {
-    await mkdir(path.dirname(path.resolve(file)), { recursive: true });
-    await writeFile(file, text);
-  } catch (error) {
-    throw new CtxbenchError('OPTION_INVALID', `${flag} ${file}: cannot write (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`);
-  }
+interface GateOutput {
+  readonly file: string;
+  readonly spec: OutputSpec;
+}
+
+/** An output of the gate (`flag file`): it replaces only a file of `kind`, never the database or the baseline it reads. */
+function gateOutput(flag: string, file: string, kind: FileKind, options: { db: string; baseline?: string }): GateOutput {
+  const inputs = [{ label: `--db ${options.db}`, file: options.db }];
+  if (options.baseline !== undefined) inputs.push({ label: `--baseline ${options.baseline}`, file: options.baseline });
+  return { file, spec: { label: `${flag} ${file}`, kind, inputs } };
 }
 
 export async function baselineCommand(options: BaselineOptions): Promise<void> {
+  const output = gateOutput('-o', options.output, BASELINE_FILE, options);
+  await checkOutput(output.file, output.spec);
   const batch = await loadBatch(options.db, options.batch);
   const baseline = buildBaseline(batch.runs, batch.meta, new Date(), `${options.db} batch ${batch.batchId}`);
-  await writeOut(options.output, serializeBaseline(baseline), '-o');
+  await writeOutput(output.file, serializeBaseline(baseline), output.spec);
   process.stdout.write(`Baseline: ${path.resolve(options.output)} (${Object.keys(baseline.runs).length} runs of batch ${batch.batchId})\n`);
 }
 
@@ -125,6 +131,10 @@ async function readBaseline(file: string): Promise<string> {
 }
 
 export async function checkCommand(options: CheckOptions): Promise<void> {
+  const jsonOut = options.jsonOut === undefined ? undefined : gateOutput('--json-out', options.jsonOut, BENCHMARK_JSON, options);
+  const markdownOut = options.markdownOut === undefined ? undefined : gateOutput('--markdown-out', options.markdownOut, MARKDOWN_SUMMARY, options);
+  // Both are checked before either is written: a refused one leaves the other unwritten too.
+  for (const output of [jsonOut, markdownOut]) if (output !== undefined) await checkOutput(output.file, output.spec);
   const baseline = parseBaseline(await readBaseline(options.baseline), options.baseline);
   const { file: tolerancesFile, tolerances } = await readTolerances(options);
   const batch = await loadBatch(options.db, options.batch);
@@ -135,8 +145,8 @@ export async function checkCommand(options: CheckOptions): Promise<void> {
     verdict: gateVerdict(comparison, options),
     update: `bench baseline --db ${options.db}${options.batch === undefined ? '' : ` --batch ${options.batch}`} -o ${options.baseline}`,
   };
-  if (options.jsonOut !== undefined) await writeOut(options.jsonOut, `${JSON.stringify(benchmarkJson(candidate), null, 2)}\n`, '--json-out');
-  if (options.markdownOut !== undefined) await writeOut(options.markdownOut, formatMarkdown(comparison, baseline.runs, candidate, gate), '--markdown-out');
+  if (jsonOut !== undefined) await writeOutput(jsonOut.file, `${JSON.stringify(benchmarkJson(candidate), null, 2)}\n`, jsonOut.spec);
+  if (markdownOut !== undefined) await writeOutput(markdownOut.file, formatMarkdown(comparison, baseline.runs, candidate, gate), markdownOut.spec);
   const using = tolerancesFile === undefined ? '' : `Tolerances: ${tolerancesFile}\n`;
   process.stdout.write(`Checking batch ${batch.batchId} against ${options.baseline}\n${using}${formatText(comparison, gate)}`);
   if (gate.verdict.regressed) throw new ExitWith(EXIT_CODES.regressions);

@@ -3,15 +3,18 @@
  * YAML for a .yaml file): one file, K files with seeds seed..seed+K-1 into a folder, or the bundled
  * suite. Every scenario is validated before it is written.
  */
-import { mkdir, stat, writeFile } from 'node:fs/promises';
+import { stat } from 'node:fs/promises';
 import path from 'node:path';
 import { stringify as toYaml } from 'yaml';
 import { CtxbenchError } from '../../core/errors.js';
+import { createFolders } from '../../core/folders.js';
+import { checkOutput, writeOutput, type OutputSpec } from '../../core/output-file.js';
 import { generateScenario } from '../../scenarios/generate/index.js';
+import { syntheticId } from '../../scenarios/generate/naming.js';
 import { GENERATE_DEFAULTS, checkOption, type BashStyle, type GenerateOptions, type NumericOption } from '../../scenarios/generate/options.js';
 import { SYNTHETIC_SUITE } from '../../scenarios/generate/suite.js';
 import { parseScenario } from '../../scenarios/scenario.js';
-import type { ScenarioFile } from '../../scenarios/schema.js';
+import { SCENARIO_FILE, type ScenarioFile } from '../../scenarios/schema.js';
 import { parseGenCount, parseTokenCount } from '../options.js';
 
 export interface GenOptions {
@@ -91,17 +94,22 @@ export async function genCommand(opts: GenOptions): Promise<void> {
     throw new CtxbenchError('OPTION_INVALID', `${opts.suite ? '--suite' : `--count ${count}`}: writes several files; pass -o FOLDER/`);
   }
 
+  // Every file is checked before the first is written: a refused one leaves the folder as it was.
+  if (toFolder) await createFolders(out, `-o ${out}`);
+  const fileOf = (options: GenerateOptions): string => (out === undefined ? '(stdout)' : toFolder ? path.join(out, `${syntheticId(options)}.json`) : out);
+  const spec = (file: string): OutputSpec => ({ label: `-o ${file}`, kind: SCENARIO_FILE });
+  if (out !== undefined) for (const options of runs) await checkOutput(fileOf(options), spec(fileOf(options)));
+
   for (const options of runs) {
     const data = generateScenario(options);
-    const file = out === undefined ? '(stdout)' : toFolder ? path.join(out, `${data.id}.json`) : out;
+    const file = fileOf(options);
     const scenario = parseScenario(data, file); // a generator bug fails here, before anything is written
     const text = toText(data, !toFolder && out !== undefined && /\.ya?ml$/i.test(out));
     if (out === undefined) {
       process.stdout.write(text);
       continue;
     }
-    await mkdir(path.dirname(path.resolve(file)), { recursive: true });
-    await writeFile(file, text);
+    await writeOutput(file, text, spec(file));
     const steps = data.messages.filter((m) => m.role === 'assistant').length;
     process.stderr.write(`wrote ${file} (${steps} steps, ${scenario.probes.length} probes, ${(Buffer.byteLength(text) / 1024).toFixed(0)} KB)\n`);
   }

@@ -4,9 +4,9 @@
  * written, so a bad input leaves no partial output behind.
  */
 import path from 'node:path';
+import { checkOutput, writeOutput, type OutputSpec } from '../../core/output-file.js';
 import { loadBaseline } from '../../report/baseline-source.js';
-import { outputFormat, renderOutput } from '../../report/outputs.js';
-import { writeReport } from '../../report/render.js';
+import { outputFormat, outputKind, renderOutput } from '../../report/outputs.js';
 import { readBatch } from '../../store/read-batch.js';
 import { DEFAULT_REPORT, VERSION } from '../paths.js';
 
@@ -19,13 +19,18 @@ export interface ReportOptions {
 }
 
 export async function reportCommand(options: ReportOptions): Promise<void> {
-  const outputs = (options.output.length ? options.output : [DEFAULT_REPORT]).map((file) => ({ file, format: outputFormat(file) }));
+  const inputs = [{ label: `--db ${options.db}`, file: options.db }, ...(options.baseline === undefined ? [] : [{ label: `--baseline ${options.baseline}`, file: options.baseline }])];
+  const outputs = (options.output.length ? options.output : [DEFAULT_REPORT]).map((file) => {
+    const format = outputFormat(file);
+    return { file, format, spec: { label: `-o ${file}`, kind: outputKind(format), inputs } satisfies OutputSpec };
+  });
+  for (const { file, spec } of outputs) await checkOutput(file, spec);
   const baseline = options.baseline === undefined ? undefined : await loadBaseline(options.baseline, options);
   const { runs, batches } = await readBatch(options.db, options.batch);
   const meta = { generatedAt: new Date(), version: VERSION, database: path.resolve(options.db), batches, baseline };
-  const rendered = outputs.map(({ file, format }) => ({ file, text: renderOutput(format, runs, meta) }));
-  for (const { file, text } of rendered) {
-    await writeReport(file, text);
+  const rendered = outputs.map(({ file, format, spec }) => ({ file, spec, text: renderOutput(format, runs, meta) }));
+  for (const { file, spec, text } of rendered) {
+    await writeOutput(file, text, spec);
     process.stdout.write(`Report: ${path.resolve(file)} (${runs.length} runs)\n`);
   }
 }

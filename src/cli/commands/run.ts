@@ -6,10 +6,11 @@
 import { availableParallelism } from 'node:os';
 import path from 'node:path';
 import { CtxbenchError } from '../../core/errors.js';
+import { checkOutput, writeOutput, type OutputSpec } from '../../core/output-file.js';
 import { createTokenCounter } from '../../core/tokens.js';
 import { LIVE_CONCURRENCY } from '../../llm/defaults.js';
 import type { MockOptions } from '../../llm/mock.js';
-import { renderReport, writeReport } from '../../report/render.js';
+import { HTML_REPORT, renderReport } from '../../report/render.js';
 import { runBatch, type BatchResult, type BatchStart } from '../../runner/batch.js';
 import { checkScenarioIds } from '../../runner/job-plan.js';
 import type { Execution } from '../../runner/matrix.js';
@@ -117,7 +118,9 @@ export async function runEntries(options: RunOptions, entries: readonly MatrixEn
   if (options.batchId !== undefined && !/^[\w.:-]+$/.test(options.batchId)) {
     throw new CtxbenchError('OPTION_INVALID', `--batch-id ${options.batchId}: expected letters, digits, and . _ : - only`);
   }
-  const scenarios = await loadMatrixScenarios(options.scenario ?? [BUNDLED_SCENARIOS]);
+  const { files, scenarios } = await loadMatrixScenarios(options.scenario ?? [BUNDLED_SCENARIOS]);
+  const report = options.report === false ? undefined : reportOutput(options.report, options.db, files);
+  if (report !== undefined) await checkOutput(report.file, report.spec);
 
   const counter = await createTokenCounter(encoding);
   const opened = await openBackend(
@@ -176,20 +179,32 @@ export async function runEntries(options: RunOptions, entries: readonly MatrixEn
     const kept = result.runs.filter((r) => r.summary.status !== 'error').length;
     throw new CtxbenchError('BACKEND_UNREACHABLE', `${(opened.unusable.reason as Error).message} (${kept} finished run(s) kept in ${options.db}; the same command with --resume runs the rest)`);
   }
-  await printResults(result, opened, options);
+  await printResults(result, opened, options, report);
   if (result.interrupted) {
     throw new CtxbenchError('INTERRUPTED', `interrupted: ${result.runs.length} finished run(s) kept in ${options.db}; the same command with --resume runs the rest`);
   }
   return result.runs;
 }
 
-/** Every scenario the --scenario paths name, loaded and validated. */
-async function loadMatrixScenarios(paths: readonly string[]): Promise<LoadedScenario[]> {
+/** Every scenario the --scenario paths name, loaded and validated, and the files they came from. */
+async function loadMatrixScenarios(paths: readonly string[]): Promise<{ files: string[]; scenarios: LoadedScenario[] }> {
+  const files = await resolveScenarioPaths(paths);
   const scenarios: LoadedScenario[] = [];
-  for (const file of await resolveScenarioPaths(paths)) scenarios.push(...(await loadScenarios(file)));
+  for (const file of files) scenarios.push(...(await loadScenarios(file)));
   // Before the backend is reached and the results file created: a matrix that cannot run stops here.
   checkScenarioIds(scenarios);
-  return scenarios;
+  return { files, scenarios };
+}
+
+interface ReportOutput {
+  readonly file: string;
+  readonly spec: OutputSpec;
+}
+
+/** The HTML report's path and rules: it replaces no input (the database, a scenario) and only a report. */
+function reportOutput(file: string, db: string, scenarioFiles: readonly string[]): ReportOutput {
+  const inputs = [{ label: `--db ${db}`, file: db }, ...scenarioFiles.map((scenario) => ({ label: `--scenario ${scenario}`, file: scenario }))];
+  return { file, spec: { label: `--report ${file}`, kind: HTML_REPORT, inputs } };
 }
 
 /** -j's bound: a few threads per core keep every core busy, more only thrash (100,000 threads took 13 GB). */
@@ -208,7 +223,7 @@ function executionFor(opened: OpenedBackend, mock: MockOptions, options: RunOpti
 }
 
 /** The summary tables, the cache's and the files' lines, and the HTML report. */
-async function printResults({ runs, batch }: BatchResult, opened: OpenedBackend, options: RunOptions): Promise<void> {
+async function printResults({ runs, batch }: BatchResult, opened: OpenedBackend, options: RunOptions, report: ReportOutput | undefined): Promise<void> {
   const out = process.stdout;
   // Past a screenful, one row per run drowns the summary: the report and the runs table have them all.
   const perRun = runs.length <= MAX_RUN_ROWS ? runTable(runs) : `${runs.length} runs: one row each in the report and in the database's runs table.`;
@@ -218,10 +233,10 @@ async function printResults({ runs, batch }: BatchResult, opened: OpenedBackend,
   const cache = opened.cache?.stats;
   if (cache && opened.cache?.enabled) out.write(`\nCache: ${cache.hits} hit(s), ${cache.misses} request(s) sent (${opened.cache.dir})\n`);
   out.write(`\nResults: ${path.resolve(options.db)}\n`);
-  if (options.report !== false) {
+  if (report !== undefined) {
     const html = renderReport(runs, { generatedAt: new Date(), version: VERSION, database: path.resolve(options.db), batches: batch ? [batch] : [] });
-    await writeReport(options.report, html);
-    out.write(`Report:  ${path.resolve(options.report)}\n`);
+    await writeOutput(report.file, html, report.spec);
+    out.write(`Report:  ${path.resolve(report.file)}\n`);
   }
 }
 

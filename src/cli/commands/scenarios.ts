@@ -1,14 +1,16 @@
 /**
  * `bench scenarios list|validate|import`.
  */
-import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { stringify as toYaml } from 'yaml';
 import { CtxbenchError, isCtxbenchError } from '../../core/errors.js';
+import { createFolders } from '../../core/folders.js';
+import { checkOutput, writeOutput, type OutputSpec } from '../../core/output-file.js';
 import { createTokenCounter } from '../../core/tokens.js';
 import { windowFor } from '../../runner/job-plan.js';
 import { importFileAll, loadScenarios, resolveScenarioPaths, type ImportedFile } from '../../scenarios/load.js';
 import { turns } from '../../scenarios/scenario.js';
+import { SCENARIO_FILE } from '../../scenarios/schema.js';
 import { BUNDLED_SCENARIOS } from '../paths.js';
 import { printable } from '../printable.js';
 import { formatTable } from '../table.js';
@@ -71,31 +73,36 @@ export interface ImportOptions {
 
 const toText = (data: ImportedFile['data'], yaml: boolean): string => (yaml ? toYaml(data, { lineWidth: 0 }) : `${JSON.stringify(data, null, 1)}\n`);
 
+const severalRuns = (file: string, runs: number): CtxbenchError =>
+  new CtxbenchError('OPTION_INVALID', `${file}: holds ${runs} runs; pass -o FOLDER/ (one file each) or -o FILE.jsonl`);
+
+/** What an import writes to `out`: one line per scenario to a .jsonl file, one <id>.json each into a folder (`dir/`), or one .json/.yaml file. */
+async function importedFiles(all: readonly ImportedFile[], file: string, out: string): Promise<{ file: string; text: string }[]> {
+  if (/\.jsonl$/i.test(out)) return [{ file: out, text: all.map(({ data }) => `${JSON.stringify(data)}\n`).join('') }];
+  if (out.endsWith('/') || out.endsWith(path.sep)) {
+    await createFolders(out, `-o ${out}`);
+    return all.map(({ data }) => ({ file: path.join(out, `${data.id}.json`), text: toText(data, false) }));
+  }
+  if (all.length > 1) throw severalRuns(file, all.length);
+  return [{ file: out, text: toText(all[0]!.data, /\.ya?ml$/i.test(out)) }];
+}
+
 /**
- * Writes the converted scenario(s): to stdout, to one .json/.yaml file, or, for a file holding
- * several runs, one line each to a .jsonl file or one <id>.json each into a folder (`-o dir/`).
+ * Writes the converted scenario(s) to stdout or to `-o` (importedFiles). Every file is checked before
+ * the first is written: a refused one (an input, a file that is not a scenario) leaves everything as it was.
  */
 export async function importCommand(file: string, options: ImportOptions): Promise<void> {
   const all = await importFileAll(file);
+  const out = options.output;
+  if (out === undefined && all.length > 1) throw severalRuns(file, all.length);
+  const written = out === undefined ? [] : await importedFiles(all, file, out);
+  const spec = (output: string): OutputSpec => ({ label: `-o ${output}`, kind: SCENARIO_FILE, inputs: [{ label: `the input ${file}`, file }] });
+  for (const w of written) await checkOutput(w.file, spec(w.file));
   const steps = all.reduce((n, { scenario }) => n + turns(scenario).length, 0);
   process.stderr.write(`${file}: detected format ${all[0]!.format}; ${all.length} scenario(s), ${steps} steps\n`);
-  const out = options.output;
-  const toFolder = out !== undefined && (out.endsWith('/') || out.endsWith(path.sep));
-  if (out !== undefined && /\.jsonl$/i.test(out)) {
-    await write(out, all.map(({ data }) => `${JSON.stringify(data)}\n`).join(''));
-  } else if (toFolder) {
-    for (const { data } of all) await write(path.join(out, `${data.id}.json`), toText(data, false));
-  } else if (all.length > 1) {
-    throw new CtxbenchError('OPTION_INVALID', `${file}: holds ${all.length} runs; pass -o FOLDER/ (one file each) or -o FILE.jsonl`);
-  } else if (out === undefined) {
-    process.stdout.write(toText(all[0]!.data, false));
-  } else {
-    await write(out, toText(all[0]!.data, /\.ya?ml$/i.test(out)));
+  if (out === undefined) process.stdout.write(toText(all[0]!.data, false));
+  for (const w of written) {
+    await writeOutput(w.file, w.text, spec(w.file));
+    process.stderr.write(`wrote ${w.file}\n`);
   }
-}
-
-async function write(file: string, text: string): Promise<void> {
-  await mkdir(path.dirname(path.resolve(file)), { recursive: true });
-  await writeFile(file, text);
-  process.stderr.write(`wrote ${file}\n`);
 }
