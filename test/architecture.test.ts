@@ -27,6 +27,8 @@ export const LAYERS: Readonly<Record<string, readonly string[]>> = {
   gate: ['core', 'metrics'],
   report: ['core', 'metrics', 'gate', 'store', 'llm'],
   server: ['core', 'llm'],
+  // The package's public API (`import ... from 'ctxbench'`): the contract and what a strategy builds on.
+  sdk: ['core', 'strategies'],
   cli: ['core', 'scenarios', 'strategies', 'llm', 'metrics', 'runner', 'store', 'gate', 'report', 'server'],
 };
 
