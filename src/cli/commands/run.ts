@@ -16,7 +16,7 @@ import type { Execution } from '../../runner/matrix.js';
 import type { MatrixEntry } from '../../runner/matrix-entry.js';
 import { parseShard, type Shard } from '../../runner/shard.js';
 import type { RunResult } from '../../core/run-records.js';
-import { loadScenarios, resolveScenarioPaths, type LoadedScenario } from '../../scenarios/load.js';
+import type { LoadedScenario } from '../../scenarios/load.js';
 import { select, type Selection } from '../../strategies/index.js';
 import { parseAssignment, resolveParams, type ParamOwner } from '../../core/params.js';
 import { ResultStore } from '../../store/result-store.js';
@@ -24,6 +24,7 @@ import { parseChoice, parseEncoding, parseFraction, parseTokenCount, parseWhole 
 import { gitRevision } from '../git-revision.js';
 import { BUNDLED_SCENARIOS, PACKAGE_ROOT, VERSION } from '../paths.js';
 import { createProgress, type Progress } from '../progress.js';
+import { loadScenariosAt } from '../scenario-paths.js';
 import { openBackend, type OpenedBackend } from '../backend.js';
 import { calibrationLine } from '../calibration-line.js';
 import type { MatrixCommandContext } from '../matrix-command.js';
@@ -185,8 +186,7 @@ export async function runEntries(options: RunOptions, entries: readonly MatrixEn
 
 /** Every scenario the --scenario paths name, loaded and validated. */
 async function loadMatrixScenarios(paths: readonly string[]): Promise<LoadedScenario[]> {
-  const scenarios: LoadedScenario[] = [];
-  for (const file of await resolveScenarioPaths(paths)) scenarios.push(...(await loadScenarios(file)));
+  const scenarios = await loadScenariosAt(paths);
   // Before the backend is reached and the results file created: a matrix that cannot run stops here.
   checkScenarioIds(scenarios);
   return scenarios;
