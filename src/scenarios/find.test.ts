@@ -121,6 +121,20 @@ describe('findScenarioFiles', () => {
       expect(await files(path.join(tmp, 'scenarios/.hidden/*.json'))).toEqual(['scenarios/.hidden/e.json']);
     });
 
+    it('matches in hidden folders only where it names one; without ** no deeper than its folders', async () => {
+      expect(await files(path.join(tmp, 'scenarios/**/.hidden/*.json'))).toEqual(['scenarios/.hidden/e.json']);
+      expect(await files(path.join(tmp, '*/{.hidden,deep}/*.json'))).toEqual(['scenarios/.hidden/e.json']);
+      expect(await files(path.join(tmp, '*/*/*/*.json'))).toEqual(['scenarios/deep/er/d.json']);
+    });
+
+    it('finds through a link what its depth allows, wherever the link points', async () => {
+      // Two links to one folder: the walk reaches it deeper first (b < z), where the glob's depth stops it short.
+      await layout(tmp, { 'real/sub/f.json': '{}', 'tree/b/.keep': '' });
+      await symlink(path.join(tmp, 'real'), path.join(tmp, 'tree/b/target'));
+      await symlink(path.join(tmp, 'real'), path.join(tmp, 'tree/z'));
+      expect(await files(path.join(tmp, 'tree/*/*/*.json'))).toEqual(['tree/z/sub/f.json']);
+    });
+
     it('leads to every file it matches, whatever its extension (the loader skips those of no known format)', async () => {
       const found = await findScenarioFiles([path.join(tmp, 'scenarios/*')]);
       expect(found.map((f) => path.relative(tmp, f.file))).toEqual(['scenarios/README.md', 'scenarios/a.json', 'scenarios/b.yaml', 'scenarios/c.yml']);

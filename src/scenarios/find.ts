@@ -51,30 +51,38 @@ async function findFiles(pattern: string): Promise<{ file: string; named: boolea
   // A path that exists is a path, even when its name has glob characters (`run[1].json`).
   if (info?.isFile()) return [{ file: pattern, named: true, real: await realpath(pattern) }];
   if (info?.isDirectory()) {
-    const files = await walk(pattern, { hidden: false });
+    const files = await walk(pattern, { hidden: false, depth: Infinity });
     return files.filter((f) => isScenarioFileName(f.file)).map((f) => ({ ...f, named: false }));
   }
   const { base, glob, isGlob } = picomatch.scan(pattern);
   if (!isGlob) throw new CtxbenchError('SCENARIO_NOT_FOUND', `--scenario ${pattern}: no such file or directory`);
   const root = base === '' ? '.' : base;
   if (!(await stat(root).catch(() => undefined))?.isDirectory()) return [];
-  // picomatch leaves hidden files to patterns that name them, so the walk sees them all.
+  // The walk goes only where the glob can match: into hidden folders when it names one (picomatch
+  // leaves them to such patterns), and no deeper than its folders when it has no `**` (so `*.json`
+  // does not walk a home folder).
+  const hidden = /(^|[/{,])\./.test(glob);
+  const depth = glob.includes('**') ? Infinity : glob.split('/').length;
   const matches = picomatch(glob);
-  const files = await walk(root, { hidden: true });
+  const files = await walk(root, { hidden, depth });
   return files.filter((f) => matches(path.relative(root, f.file).split(path.sep).join('/'))).map((f) => ({ ...f, named: false }));
 }
 
 /**
- * Every file under `root` with its real path, following symlinks; each real folder is walked once,
- * so a cycle of links ends where it comes back. A link that leads nowhere is passed over.
+ * Every file under `root` with its real path, following symlinks. A real folder is walked again only
+ * when reached nearer the root than before (where `depth` may have cut the first walk short), so a
+ * cycle of links, which only leads deeper, ends where it comes back. A link that leads nowhere is
+ * passed over. `hidden`: whether `.name` entries are walked; `depth`: how many path segments below
+ * `root` a file may have.
  */
-async function walk(root: string, options: { readonly hidden: boolean }): Promise<{ file: string; real: string }[]> {
-  const walked = new Set<string>();
+async function walk(root: string, options: { readonly hidden: boolean; readonly depth: number }): Promise<{ file: string; real: string }[]> {
+  /** Each real folder walked, at the least level it was walked at. */
+  const walked = new Map<string, number>();
   const files: { file: string; real: string }[] = [];
-  const visit = async (dir: string): Promise<void> => {
+  const visit = async (dir: string, level: number): Promise<void> => {
     const real = await realpath(dir);
-    if (walked.has(real)) return;
-    walked.add(real);
+    if ((walked.get(real) ?? Infinity) <= level) return;
+    walked.set(real, level);
     const entries = await readdir(dir, { withFileTypes: true }).catch((error: NodeJS.ErrnoException) => {
       throw new CtxbenchError('SCENARIO_NOT_FOUND', `${dir}: cannot read the folder (${error.code ?? String(error)})`);
     });
@@ -82,11 +90,12 @@ async function walk(root: string, options: { readonly hidden: boolean }): Promis
       if (!options.hidden && entry.name.startsWith('.')) continue;
       const full = path.join(dir, entry.name);
       const target = entry.isSymbolicLink() ? await stat(full).catch(() => undefined) : entry;
-      if (target?.isDirectory()) await visit(full);
-      else if (target?.isFile()) files.push({ file: full, real: entry.isSymbolicLink() ? await realpath(full) : path.join(real, entry.name) });
+      if (target?.isDirectory()) {
+        if (level < options.depth) await visit(full, level + 1);
+      } else if (target?.isFile()) files.push({ file: full, real: entry.isSymbolicLink() ? await realpath(full) : path.join(real, entry.name) });
     }
   };
-  await visit(root);
+  await visit(root, 1);
   return files;
 }
 
