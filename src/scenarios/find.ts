@@ -27,7 +27,7 @@ export interface FoundFile {
  * Every file the paths lead to, sorted, each once however many paths and links lead to it (the first
  * path in order stands for it). A file is itself (named); a folder leads to its files with a scenario
  * extension, subfolders included; a glob to every file it matches. Symlinked folders and files are
- * followed, each real folder walked once (so a link cycle ends); hidden files and folders (`.name`)
+ * followed (a link cycle is walked once and ends there); hidden files and folders (`.name`)
  * are passed over in folders, and left to globs that name them. A path that does not exist, or that
  * leads to no file, is an error naming it.
  */
