@@ -60,7 +60,7 @@ import type { MatrixEntry } from '../src/runner/matrix-entry.js';
 import type { RunResult } from '../src/core/run-records.js';
 import { generateScenario } from '../src/scenarios/generate/index.js';
 import { GENERATE_LIMITS, type GenerateOptions } from '../src/scenarios/generate/options.js';
-import { loadScenarios, resolveScenarioPaths, type LoadedScenario } from '../src/scenarios/load.js';
+import { loadScenarioPaths, loadScenarios, type LoadedScenario } from '../src/scenarios/load.js';
 import { parseScenario, prelude, turns } from '../src/scenarios/scenario.js';
 import type { ScenarioFile } from '../src/scenarios/schema.js';
 import { startModelServer } from '../src/server/index.js';
@@ -223,9 +223,7 @@ function contentSize(scenarios: readonly LoadedScenario[]): ContentSize {
 }
 
 async function loadBundled(): Promise<LoadedScenario[]> {
-  const out: LoadedScenario[] = [];
-  for (const file of await resolveScenarioPaths([BUNDLED_SCENARIOS])) out.push(...(await loadScenarios(file)));
-  return out;
+  return (await loadScenarioPaths([BUNDLED_SCENARIOS])).scenarios;
 }
 
 /** The scenario file of `steps` seeded synthetic steps; above the generator's limit, 2,000-step chunks stitched. */

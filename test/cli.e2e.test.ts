@@ -2,7 +2,7 @@
  * End to end: the built `bench` binary spawned as a user runs it, on the bundled real trajectories.
  */
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -163,6 +163,70 @@ describe('bench subcommands', () => {
     const r = bench(['report', '--db', 'r.duckdb', '-o', 'out/r.html'], run.cwd);
     expect(r.code).toBe(0);
     expect(r.stdout).toMatch(/Report: .*out\/r\.html \(\d+ runs\)/);
+  });
+});
+
+describe('scenario folders walked like dataset roots: junk skipped, links followed, globs with brace sets', () => {
+  const SYNTHETIC = path.join(ROOT, 'scenarios/synthetic');
+  /** data/ holds a scenario, two files of no known format and a README; data/linked/ is a link to a folder with another scenario, and a link back to data/ (a cycle). */
+  const dataset = (): string => {
+    const cwd = mkdtempSync(path.join(tmpdir(), 'ctxbench-dataset-'));
+    mkdirSync(path.join(cwd, 'data/trajs'), { recursive: true });
+    mkdirSync(path.join(cwd, 'elsewhere'));
+    copyFileSync(path.join(SYNTHETIC, 'synthetic-s60-seed1-o400-f10.json'), path.join(cwd, 'data/trajs/s60.json'));
+    copyFileSync(path.join(SYNTHETIC, 'synthetic-s40-seed7-o600-x6000-f20-mclaude-sonnet-4.json'), path.join(cwd, 'elsewhere/s40.json'));
+    writeFileSync(path.join(cwd, 'data/results_summary.json'), '{"resolved": [], "unresolved": ["x"]}');
+    writeFileSync(path.join(cwd, 'data/metadata.json'), '{"agent_class": "CodeActAgent"}');
+    writeFileSync(path.join(cwd, 'data/README.md'), '# a dataset');
+    symlinkSync(path.join(cwd, 'elsewhere'), path.join(cwd, 'data/linked'));
+    symlinkSync(path.join(cwd, 'data'), path.join(cwd, 'elsewhere/back'));
+    return cwd;
+  };
+
+  it('regression: bench run --scenario <folder> runs every scenario in it and its linked folders, and sums up the skipped files in one line (a results_summary.json failed the run)', async () => {
+    const r = bench(['run', '--scenario', 'data/', '-s', 'raw', '--window', '32k', '--no-report', '--db', 'r.duckdb'], dataset());
+    expect(r.code).toBe(0);
+    // One line before the progress lines (one per finished run, not on a terminal).
+    expect(r.stderr.split('\n').filter((line) => !line.startsWith('['))).toEqual(['bench: skipped 2 file(s) of no known format: data/metadata.json, data/results_summary.json', '']);
+    expect((await storedRuns(r.cwd)).map((run) => run.config.scenarioId).sort()).toEqual(['synthetic-s40-seed7-o600-x6000-f20-mclaude-sonnet-4', 'synthetic-s60-seed1-o400-f10']);
+  });
+
+  it('bench scenarios validate <folder> lists each skipped file, and counts them: not failures', () => {
+    const r = bench(['scenarios', 'validate', 'data'], dataset());
+    expect(r.code).toBe(0);
+    expect(r.stdout).toBe(
+      [
+        'ok    data/linked/s40.json (ctxbench, 40 steps)',
+        'skip  data/metadata.json (no known format)',
+        'skip  data/results_summary.json (no known format)',
+        'ok    data/trajs/s60.json (ctxbench, 60 steps)',
+        '2 scenario file(s) valid, 2 skipped (no known format)',
+        '',
+      ].join('\n'),
+    );
+  });
+
+  it('bench scenarios validate: an invalid file still fails, and the count says how many were skipped', () => {
+    const cwd = dataset();
+    writeFileSync(path.join(cwd, 'data/broken.json'), '{"ctxbench": 2}');
+    const r = bench(['scenarios', 'validate', 'data'], cwd);
+    expect(r.code).toBe(1);
+    expect(r.stdout).toMatch(/^FAIL\s+data\/broken\.json: ctxbench: /m);
+    expect(r.stderr).toBe('bench: 1 of 3 scenario file(s) invalid, 2 skipped (no known format)\n');
+  });
+
+  it('a folder with no scenario: one line naming what it skipped, exit 1; a file of unknown format named on its own is still an error', () => {
+    const cwd = dataset();
+    expectOneLineError(bench(['run', '--scenario', 'data/*.json'], cwd), /^bench: --scenario data\/\*\.json: no scenario found: 2 file\(s\) of no known format \(data\/metadata\.json, data\/results_summary\.json; known: ctxbench \(scenario file\), mini-swe-agent-1, /);
+    expectOneLineError(bench(['scenarios', 'validate', 'data/*.json'], cwd), /^bench: --scenario data\/\*\.json: no scenario found: 2 file\(s\) of no known format/);
+    expectOneLineError(bench(['run', '--scenario', 'data/metadata.json'], cwd), /^bench: data\/metadata\.json: not a format ctxbench knows \(known: /);
+  });
+
+  it('regression: a glob with a brace set and ** finds the scenarios (scenarios/**/*.{json,yaml} found nothing)', () => {
+    const r = bench(['scenarios', 'list', path.join(ROOT, 'scenarios/**/*.{json,yaml}')]);
+    expect(r.code).toBe(0);
+    expect(r.stderr).toBe('');
+    expect(r.stdout.trim().split('\n')).toHaveLength(2 + 12);
   });
 });
 

@@ -61,8 +61,10 @@ const SUBSTITUTIONS: readonly { find: string | RegExp; by: (here: Here) => strin
 const MODEL_CONTEXT: Readonly<Record<string, number>> = { 'qwen2.5-coder:7b': 32_768 };
 const LARGE_CONTEXT = 131_072;
 
+/** A mini-swe-agent run as it publishes it: a trajectory, its outcome labels beside it. */
+const MINI_SWE_RUN = path.join(ROOT, 'fixtures/trajectories/mini-swe-agent-gemini3pro');
 /** A recorded trajectory as a user's agent wrote it (mini-swe-agent). */
-const TRAJECTORY = path.join(ROOT, 'fixtures/trajectories/mini-swe-agent-gemini3pro/trajs/django__django-14155/django__django-14155.traj.json');
+const TRAJECTORY = path.join(MINI_SWE_RUN, 'trajs/django__django-14155/django__django-14155.traj.json');
 
 /** Files the examples expect a user to have, relative to the folder the examples run in. */
 const FILES: readonly { path: string; from?: string; text?: string; why: string }[] = [
@@ -70,6 +72,11 @@ const FILES: readonly { path: string; from?: string; text?: string; why: string 
   { path: 'my-agent-logs/django__django-14155.traj.json', from: TRAJECTORY, why: "the user's agent logs" },
   { path: 'logs/django__django-14155/django__django-14155.traj.json', from: TRAJECTORY, why: 'what "logs/**/*.traj.json" finds' },
   { path: 'trajs/django__django-12708.traj.json', from: TRAJECTORY, why: 'a trajectory to import' },
+  ...['trajs/django__django-14155/django__django-14155.traj.json', 'logs/django__django-14155/report.json', 'results_summary.json'].map((file) => ({
+    path: `mini-swe-agent-run/${file}`,
+    from: path.join(MINI_SWE_RUN, file),
+    why: 'a mini-swe-agent run as published: the folder walked like a dataset root',
+  })),
   {
     path: 'broken.json',
     text: JSON.stringify({ ctxbench: 1, id: 'broken', model: { name: 'gpt-4o' }, messages: [{ role: 'user', content: 'hi' }, { role: 'assistant', toolCalls: [{ id: 1, name: 'bash', arguments: '{}' }] }] }),

@@ -79,7 +79,7 @@ export function buildProgram(entry: ProgramEntry): Command {
     .action(async (paths: string[]) => (await import('./commands/scenarios.js')).listCommand(paths));
   scenarios
     .command('validate')
-    .description('Check scenario files (any known format); exits 1 if any is invalid.')
+    .description('Check scenario files (any known format), one line each; a file of no known format that a folder or glob led to is listed as skipped. Exits 1 if any is invalid or no scenario is found.')
     .argument('<paths...>', 'files, folders or globs')
     .action(async (paths: string[]) => (await import('./commands/scenarios.js')).validateCommand(paths));
   scenarios
@@ -230,7 +230,7 @@ function defaultTolerances(): string {
 /** The flags of every command that replays a matrix (`bench run`, `bench sweep`). */
 function matrixOptions(command: Command): Command {
   return command
-    .option('--scenario <path>', 'scenario file, folder or glob; repeatable (default: the bundled scenarios)', collect)
+    .option('--scenario <path>', 'scenario file, folder (walked: files of no known format skipped) or glob ("logs/**/*.{json,yaml}"); repeatable (default: the bundled scenarios)', collect)
     .option('-w, --window <tokens>', "override every scenario's context window, e.g. 32768 or 32k (k = 1024)")
     .option('-p, --param <name=value>', 'strategy parameter, e.g. softThreshold=0.6 or masking.softThreshold=0.6; repeatable', collect, [])
     .option('--db <file>', 'DuckDB results file', DEFAULT_DB)

@@ -1,9 +1,10 @@
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+import { copyFile, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { REPO_ROOT } from '../../scripts/bundle-scenarios.js';
-import { convertAll, importFile, importFileAll } from './load.js';
+import { DATA_DIR, REPO_ROOT } from '../../scripts/bundle-scenarios.js';
+import { convertAll, importFile, importFileAll, loadScenarioPaths, skippedNote } from './load.js';
 import { miniSweAgent } from './importers/mini-swe-agent.js';
 import { openaiChat } from './importers/openai-chat.js';
 
@@ -64,5 +65,91 @@ describe('importFileAll', () => {
     const file = path.join(tmp, 'other.json');
     await writeFile(file, '{"hello": "world"}');
     await expect(importFileAll(file)).rejects.toThrow(/other\.json: not a format ctxbench knows \(known: ctxbench \(scenario file\), mini-swe-agent-1, openhands-litellm, swe-agent-traj, openhands-events, tau-bench, anthropic-messages, openai-chat\)/);
+  });
+});
+
+describe('loadScenarioPaths', () => {
+  const KNOWN = 'known: ctxbench (scenario file), mini-swe-agent-1, openhands-litellm, swe-agent-traj, openhands-events, tau-bench, anthropic-messages, openai-chat';
+  let tmp: string;
+  beforeEach(async () => {
+    tmp = await mkdtemp(path.join(tmpdir(), 'ctxbench-paths-'));
+  });
+  afterEach(() => rm(tmp, { recursive: true, force: true }));
+  const put = async (name: string, content: string): Promise<string> => {
+    await mkdir(path.dirname(path.join(tmp, name)), { recursive: true });
+    await writeFile(path.join(tmp, name), content);
+    return path.join(tmp, name);
+  };
+
+  describe('a folder is walked like a dataset root', () => {
+    it('skips the files of no known format and loads the rest (regression: results_summary.json failed the whole folder)', async () => {
+      await copyFile(BUNDLED, await put('trajs/one.json', ''));
+      await copyFile(MINI, await put('trajs/two/two.traj.json', ''));
+      const summary = await put('results_summary.json', '{"resolved": ["x"]}');
+      const notes = await put('notes.yaml', 'owner: someone\n');
+      await put('README.md', '# not a scenario');
+      const { scenarios, skipped } = await loadScenarioPaths([tmp]);
+      expect(scenarios.map((s) => [s.format, path.relative(tmp, s.scenario.file)])).toEqual([
+        ['ctxbench', 'trajs/one.json'],
+        ['mini-swe-agent-1', 'trajs/two/two.traj.json'],
+      ]);
+      expect(skipped).toEqual([notes, summary]);
+    });
+
+    it('fails in one line when no scenario is found, naming the files it skipped and the known formats', async () => {
+      const files = await Promise.all(['a.json', 'b.json', 'c.json', 'd.json'].map((f) => put(`junk/${f}`, '{"hello": "world"}')));
+      await expect(loadScenarioPaths([path.join(tmp, 'junk')])).rejects.toThrow(
+        `--scenario ${path.join(tmp, 'junk')}: no scenario found: 4 file(s) of no known format (${files.slice(0, 3).join(', ')} and 1 more; ${KNOWN})`,
+      );
+    });
+
+    it('still fails on a file that looks like a scenario but is broken: not valid JSON, or an invalid ctxbench scenario', async () => {
+      await copyFile(BUNDLED, await put('ok.json', ''));
+      const truncated = await put('truncated.json', '{"ctxbench": 1,');
+      await expect(loadScenarioPaths([tmp])).rejects.toThrow(`${truncated}: not valid JSON`);
+      await rm(truncated);
+      const invalid = await put('invalid.json', '{"ctxbench": 2}');
+      await expect(loadScenarioPaths([tmp])).rejects.toThrow(`${invalid}: ctxbench: `);
+    });
+  });
+
+  it('a glob skips what it matches of no known format, whatever the extension', async () => {
+    await copyFile(BUNDLED, await put('a/one.json', ''));
+    const readme = await put('a/README.md', '# about');
+    const { scenarios, skipped } = await loadScenarioPaths([path.join(tmp, 'a/*')]);
+    expect(scenarios.map((s) => s.scenario.file)).toEqual([path.join(tmp, 'a/one.json')]);
+    expect(skipped).toEqual([readme]);
+  });
+
+  it('a file named on its own must be of a known format, whatever folder or glob also leads to it', async () => {
+    await copyFile(BUNDLED, await put('one.json', ''));
+    const other = await put('other.json', '{"hello": "world"}');
+    await expect(loadScenarioPaths([tmp, other])).rejects.toThrow(`${other}: not a format ctxbench knows (${KNOWN})`);
+  });
+
+  describe.skipIf(!existsSync(DATA_DIR))('the recorded datasets in ../shared/data, each folder as it is published', () => {
+    it('mini-swe-agent: every trajectory, skipping results_summary.json and the logs/<id>/report.json files', async () => {
+      const root = path.join(DATA_DIR, 'mini-swe-agent-gemini3pro');
+      const { scenarios, skipped } = await loadScenarioPaths([root]);
+      expect(scenarios).toHaveLength(18);
+      expect(new Set(scenarios.map((s) => s.format))).toEqual(new Set(['mini-swe-agent-1']));
+      expect(skipped.map((f) => path.relative(root, f))).toEqual([...scenarios.map((s) => `logs/${s.scenario.id}/report.json`), 'results_summary.json'].sort());
+    });
+
+    it('OpenHands: every instance, skipping labels.derived.json and metadata.json', async () => {
+      const root = path.join(DATA_DIR, 'openhands-codeact-sonnet35-swebench-verified');
+      const { scenarios, skipped } = await loadScenarioPaths([root]);
+      expect(scenarios).toHaveLength(25);
+      expect(new Set(scenarios.map((s) => s.format))).toEqual(new Set(['openhands-litellm']));
+      expect(skipped.map((f) => path.relative(root, f))).toEqual(['labels.derived.json', 'metadata.json']);
+    });
+  });
+});
+
+describe('skippedNote', () => {
+  it('counts the skipped files and names the first three', () => {
+    expect(skippedNote(['a.json'])).toBe('skipped 1 file(s) of no known format: a.json');
+    expect(skippedNote(['a.json', 'b.json', 'c.json'])).toBe('skipped 3 file(s) of no known format: a.json, b.json, c.json');
+    expect(skippedNote(['a.json', 'b.json', 'c.json', 'd.json', 'e.json'])).toBe('skipped 5 file(s) of no known format: a.json, b.json, c.json and 2 more');
   });
 });

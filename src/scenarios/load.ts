@@ -1,16 +1,14 @@
 /**
  * Finding and reading scenario files: ctxbench scenarios (JSON/YAML) and any format an importer knows.
  */
-import { readFile, readdir, stat } from 'node:fs/promises';
-import path from 'node:path';
+import { readFile } from 'node:fs/promises';
 import { CtxbenchError, scenarioInvalid } from '../core/errors.js';
+import { findScenarioFiles, isScenarioFileName, type FoundFile } from './find.js';
 import { IMPORTERS, findImporter } from './importers/index.js';
 import type { Importer } from './importers/types.js';
 import type { ScenarioFile } from './schema.js';
 import { parseScenario, type Scenario } from './scenario.js';
 import { parseYamlData } from './yaml.js';
-
-const SCENARIO_EXTENSIONS = ['.json', '.jsonl', '.yaml', '.yml', '.traj'];
 
 /**
  * Reads a JSON, JSONL (a list of its non-empty lines) or YAML file; a syntax error names the file and,
@@ -81,9 +79,17 @@ export async function convertAll(importer: Importer, data: unknown, file: string
 /**
  * Every scenario of a file, in file order, each validated on its own; when the file holds several,
  * each scenario's `file` is `<file>#<index>`, so errors and reports name the run. A JSONL of ctxbench
- * scenarios (one per line) loads too. Ids must be unique within the file.
+ * scenarios (one per line) loads too. Ids must be unique within the file. A file that holds no format
+ * ctxbench knows is an error listing the known ones.
  */
 export async function importFileAll(file: string): Promise<ImportedFile[]> {
+  const all = await importKnown(file);
+  if (!all) throw unknownFormat(file);
+  return all;
+}
+
+/** As importFileAll, but undefined for a file that holds no format ctxbench knows. */
+async function importKnown(file: string): Promise<ImportedFile[] | undefined> {
   const raw = await readStructured(file);
   const native = Array.isArray(raw) && raw.length > 0 && raw.every(isNativeScenario);
   if (isNativeScenario(raw) || native) {
@@ -91,7 +97,7 @@ export async function importFileAll(file: string): Promise<ImportedFile[]> {
     return checkIds(all.map((data, i) => ({ scenario: parseScenario(data, runFile(file, i, all.length)), format: 'ctxbench', data })), file);
   }
   const importer = findImporter(raw, file);
-  if (!importer) throw unknownFormat(file);
+  if (!importer) return undefined;
   const all = await convertAll(importer, raw, file);
   if (all.length === 0) throw scenarioInvalid(file, 'holds no runs');
   return checkIds(all.map((data, i) => ({ scenario: parseScenario(data, runFile(file, i, all.length)), format: importer.format, data })), file);
@@ -116,68 +122,55 @@ export function isNativeScenario(data: unknown): boolean {
 }
 
 export function unknownFormat(file: string, importers: readonly Importer[] = IMPORTERS): CtxbenchError {
-  const known = ['ctxbench (scenario file)', ...importers.map((i) => i.format)].join(', ');
-  return new CtxbenchError('FORMAT_UNKNOWN', `${file}: not a format ctxbench knows (known: ${known})`);
+  return new CtxbenchError('FORMAT_UNKNOWN', `${file}: not a format ctxbench knows (${knownFormats(importers)})`);
+}
+
+const knownFormats = (importers: readonly Importer[]): string => `known: ${['ctxbench (scenario file)', ...importers.map((i) => i.format)].join(', ')}`;
+
+/**
+ * The scenarios of a file a `--scenario` path led to; undefined when a folder or a glob led to it and
+ * it holds no format ctxbench knows (skipped). A file named on its own must be of a known format, and
+ * any file that does not parse, or holds an invalid scenario, is an error.
+ */
+export async function loadFoundFile({ file, named }: FoundFile): Promise<LoadedScenario[] | undefined> {
+  // Outside a folder's extensions a glob's match is not read: a README.md is no broken JSON file.
+  if (!named && !isScenarioFileName(file)) return undefined;
+  const all = named ? await importFileAll(file) : await importKnown(file);
+  return all?.map(({ scenario, format }) => ({ scenario, format }));
+}
+
+export interface ScenarioSet {
+  /** Every scenario, in the order of the files' paths (each file's in file order). */
+  readonly scenarios: LoadedScenario[];
+  /** The files found in folders or by globs that hold no format ctxbench knows, in path order. */
+  readonly skipped: string[];
 }
 
 /**
- * Expands files, directories (recursively, scenario extensions only) and globs (`*`, `**`, `?`) into a
- * sorted, de-duplicated list. A pattern that matches nothing is an error naming it.
+ * Loads every scenario that files, folders and globs lead to (findScenarioFiles), skipping the files
+ * of no known format that folders and globs lead to; fails, naming what it skipped, when that leaves
+ * no scenario at all.
  */
-export async function resolveScenarioPaths(patterns: readonly string[]): Promise<string[]> {
-  const found = new Set<string>();
-  for (const pattern of patterns) {
-    const matches = /[*?]/.test(pattern) ? await expandGlob(pattern) : await expandPath(pattern);
-    if (matches.length === 0) {
-      throw new CtxbenchError('SCENARIO_NOT_FOUND', `--scenario ${pattern}: no scenario files found`);
-    }
-    matches.forEach((m) => found.add(m));
+export async function loadScenarioPaths(patterns: readonly string[]): Promise<ScenarioSet> {
+  const scenarios: LoadedScenario[] = [];
+  const skipped: string[] = [];
+  for (const found of await findScenarioFiles(patterns)) {
+    const loaded = await loadFoundFile(found);
+    if (loaded) scenarios.push(...loaded);
+    else skipped.push(found.file);
   }
-  return [...found].sort();
+  if (scenarios.length === 0) throw noScenarioFound(patterns, skipped);
+  return { scenarios, skipped };
 }
 
-async function expandPath(target: string): Promise<string[]> {
-  const info = await stat(target).catch(() => undefined);
-  if (!info) throw new CtxbenchError('SCENARIO_NOT_FOUND', `--scenario ${target}: no such file or directory`);
-  if (info.isFile()) return [target];
-  return (await walk(target)).filter(isScenarioFileName);
+/** The error for paths that led only to files of no known format (`skipped`, not empty). */
+export function noScenarioFound(patterns: readonly string[], skipped: readonly string[]): CtxbenchError {
+  return new CtxbenchError('SCENARIO_NOT_FOUND', `--scenario ${patterns.join(', ')}: no scenario found: ${skipped.length} file(s) of no known format (${firstFew(skipped)}; ${knownFormats(IMPORTERS)})`);
 }
 
-async function expandGlob(pattern: string): Promise<string[]> {
-  const normalized = pattern.split(path.sep).join('/');
-  const firstWild = normalized.search(/[*?]/);
-  const base = normalized.slice(0, normalized.lastIndexOf('/', firstWild) + 1) || './';
-  const regex = globToRegExp(normalized.startsWith('./') ? normalized.slice(2) : normalized);
-  const files = await walk(base).catch(() => [] as string[]);
-  return files.filter((f) => regex.test(f.split(path.sep).join('/').replace(/^\.\//, '')));
-}
+/** The one line that sums up the files skipped for holding no known format: how many, the first few. */
+export const skippedNote = (skipped: readonly string[]): string => `skipped ${skipped.length} file(s) of no known format: ${firstFew(skipped)}`;
 
-/** `**` spans folders, `*` and `?` stay within one path segment. */
-export function globToRegExp(glob: string): RegExp {
-  let out = '';
-  for (let i = 0; i < glob.length; i++) {
-    const c = glob[i]!;
-    if (c === '*' && glob[i + 1] === '*') {
-      out += glob[i + 2] === '/' ? '(?:.*/)?' : '.*';
-      i += glob[i + 2] === '/' ? 2 : 1;
-    } else if (c === '*') out += '[^/]*';
-    else if (c === '?') out += '[^/]';
-    else out += c.replace(/[.+^${}()|[\]\\]/g, '\\$&');
-  }
-  return new RegExp(`^${out}$`);
-}
-
-function isScenarioFileName(file: string): boolean {
-  return SCENARIO_EXTENSIONS.includes(path.extname(file).toLowerCase());
-}
-
-async function walk(dir: string): Promise<string[]> {
-  const entries = await readdir(dir, { withFileTypes: true });
-  const out: string[] = [];
-  for (const entry of entries) {
-    const full = path.join(dir, entry.name);
-    if (entry.isDirectory()) out.push(...(await walk(full)));
-    else if (entry.isFile()) out.push(full);
-  }
-  return out;
-}
+const FEW = 3;
+const firstFew = (files: readonly string[]): string =>
+  `${files.slice(0, FEW).join(', ')}${files.length > FEW ? ` and ${files.length - FEW} more` : ''}`;

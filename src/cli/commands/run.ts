@@ -17,7 +17,7 @@ import type { Execution } from '../../runner/matrix.js';
 import type { MatrixEntry } from '../../runner/matrix-entry.js';
 import { parseShard, type Shard } from '../../runner/shard.js';
 import type { RunResult } from '../../core/run-records.js';
-import { loadScenarios, resolveScenarioPaths, type LoadedScenario } from '../../scenarios/load.js';
+import type { LoadedScenario } from '../../scenarios/load.js';
 import { select, type Selection } from '../../strategies/index.js';
 import { parseAssignment, resolveParams, type ParamOwner } from '../../core/params.js';
 import { ResultStore } from '../../store/result-store.js';
@@ -25,6 +25,7 @@ import { parseChoice, parseEncoding, parseFraction, parseTokenCount, parseWhole 
 import { gitRevision } from '../git-revision.js';
 import { BUNDLED_SCENARIOS, PACKAGE_ROOT, VERSION } from '../paths.js';
 import { createProgress, type Progress } from '../progress.js';
+import { loadScenariosAt } from '../scenario-paths.js';
 import { openBackend, type OpenedBackend } from '../backend.js';
 import { calibrationLine } from '../calibration-line.js';
 import type { MatrixCommandContext } from '../matrix-command.js';
@@ -188,11 +189,11 @@ export async function runEntries(options: RunOptions, entries: readonly MatrixEn
 
 /** Every scenario the --scenario paths name, loaded and validated, and the files they came from. */
 async function loadMatrixScenarios(paths: readonly string[]): Promise<{ files: string[]; scenarios: LoadedScenario[] }> {
-  const files = await resolveScenarioPaths(paths);
-  const scenarios: LoadedScenario[] = [];
-  for (const file of files) scenarios.push(...(await loadScenarios(file)));
+  const scenarios = await loadScenariosAt(paths);
   // Before the backend is reached and the results file created: a matrix that cannot run stops here.
   checkScenarioIds(scenarios);
+  // A file holding several runs names each `<file>#<index>`.
+  const files = [...new Set(scenarios.map(({ scenario }) => scenario.file.replace(/#\d+$/, '')))];
   return { files, scenarios };
 }
 

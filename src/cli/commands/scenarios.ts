@@ -8,18 +8,20 @@ import { createFolders } from '../../core/folders.js';
 import { checkOutput, writeOutput, type OutputSpec } from '../../core/output-file.js';
 import { createTokenCounter } from '../../core/tokens.js';
 import { windowFor } from '../../runner/job-plan.js';
-import { importFileAll, loadScenarios, resolveScenarioPaths, type ImportedFile } from '../../scenarios/load.js';
+import { findScenarioFiles } from '../../scenarios/find.js';
+import { importFileAll, loadFoundFile, noScenarioFound, type ImportedFile } from '../../scenarios/load.js';
 import { turns } from '../../scenarios/scenario.js';
 import { SCENARIO_FILE } from '../../scenarios/schema.js';
 import { BUNDLED_SCENARIOS } from '../paths.js';
 import { printable } from '../printable.js';
+import { loadScenariosAt } from '../scenario-paths.js';
 import { formatTable } from '../table.js';
 
 export async function listCommand(patterns: string[]): Promise<void> {
-  const files = await resolveScenarioPaths(patterns.length > 0 ? patterns : [BUNDLED_SCENARIOS]);
+  const scenarios = await loadScenariosAt(patterns.length > 0 ? patterns : [BUNDLED_SCENARIOS]);
   const counter = await createTokenCounter('o200k_base');
   const rows = [];
-  for (const { scenario, format } of (await Promise.all(files.map(loadScenarios))).flat()) {
+  for (const { scenario, format } of scenarios) {
     const recorded = turns(scenario).map((t) => t.assistant.usage?.promptTokens ?? 0);
     const peak = Math.max(0, ...recorded);
     rows.push([
@@ -50,12 +52,22 @@ export async function listCommand(patterns: string[]): Promise<void> {
   );
 }
 
+/**
+ * One line per scenario (`ok`), per invalid file (`FAIL`) and per file skipped for holding no known
+ * format (`skip`: not a failure), then the counts; exits 1 when a file is invalid or no scenario is found.
+ */
 export async function validateCommand(patterns: string[]): Promise<void> {
-  const files = await resolveScenarioPaths(patterns);
+  const files = await findScenarioFiles(patterns);
+  const skipped: string[] = [];
   let failed = 0;
-  for (const file of files) {
+  for (const found of files) {
     try {
-      for (const { scenario, format } of await loadScenarios(file)) {
+      const loaded = await loadFoundFile(found);
+      if (loaded === undefined) {
+        skipped.push(found.file);
+        process.stdout.write(`skip  ${printable(found.file)} (no known format)\n`);
+      }
+      for (const { scenario, format } of loaded ?? []) {
         process.stdout.write(`ok    ${scenario.file} (${format}, ${turns(scenario).length} steps)\n`);
       }
     } catch (error) {
@@ -64,7 +76,11 @@ export async function validateCommand(patterns: string[]): Promise<void> {
       process.stdout.write(`FAIL  ${printable(error.message)}\n`);
     }
   }
-  if (failed > 0) throw new CtxbenchError('SCENARIO_INVALID', `${failed} of ${files.length} scenario file(s) invalid`);
+  const checked = files.length - skipped.length;
+  if (checked === 0) throw noScenarioFound(patterns, skipped);
+  const skips = skipped.length > 0 ? `, ${skipped.length} skipped (no known format)` : '';
+  if (failed > 0) throw new CtxbenchError('SCENARIO_INVALID', `${failed} of ${checked} scenario file(s) invalid${skips}`);
+  process.stdout.write(`${checked} scenario file(s) valid${skips}\n`);
 }
 
 export interface ImportOptions {
