@@ -27,8 +27,11 @@ export const LAYERS: Readonly<Record<string, readonly string[]>> = {
   gate: ['core', 'metrics'],
   report: ['core', 'metrics', 'gate', 'store', 'llm'],
   server: ['core', 'llm'],
-  // The package's public API (`import ... from 'ctxbench'`): the contract and what a strategy builds on.
-  sdk: ['core', 'strategies'],
+  // A strategy run inside an agent (`compact`, `ctxbench/ai-sdk`, `ctxbench/langchain`): the contract, the
+  // built-ins, and the message converters and usage checks of the backend edge; never the runner, store or CLI.
+  adapters: ['core', 'strategies', 'llm'],
+  // The package's public API (`import ... from 'ctxbench'`): the contract, what a strategy builds on, `compact`.
+  sdk: ['core', 'strategies', 'adapters'],
   cli: ['core', 'scenarios', 'strategies', 'llm', 'metrics', 'runner', 'store', 'gate', 'report', 'server'],
 };
 
