@@ -15,14 +15,13 @@ import {
   estimator,
   generateHandoff,
   heuristicSummary,
-  middleOutOrder,
-  middleOutSelection,
   parseScratchpadSignal,
   progressiveRemovalStrategy,
   removeProgressively,
   removeRounds,
   stripAnalysis,
 } from './progressive-removal.js';
+import { middleOutOrder, middleOutSelection } from './parts/middle-out.js';
 import { type AuxiliaryLlm, type AuxiliaryRequest, resolveStrategyParams, type ResponseInput, type StrategyInput, type StrategyRun } from '../core/strategy.js';
 import { parallel, round, say, scenarioOf, sweScenarioMessages, sys, user } from '../../test/helpers/history.js';
 import { recordedReplay } from '../../test/helpers/replay.js';

@@ -40,6 +40,7 @@
 import { recentStart, seenToolRounds, type Span } from '../core/cut-points.js';
 import { assistantMessage, droppedIds, strategyOrigin, userMessage, type AssistantMessage, type Message } from '../core/messages.js';
 import { checkBelow } from '../core/params.js';
+import { middleOutSelection } from './parts/middle-out.js';
 import { AuxiliaryCallError, defineStrategy, type RequestPlan, type StrategyEvent, type StrategyInput } from '../core/strategy.js';
 import type { TokenCounter } from '../core/tokens.js';
 
@@ -113,32 +114,6 @@ export function estimator(kind: Estimate, counter: TokenCounter): Estimator {
 // ---------------------------------------------------------------------------------------------------
 // Middle-out removal
 // ---------------------------------------------------------------------------------------------------
-
-/** Seed: `numToRemove = n * pct / 100` (integer division), at least 1 when pct > 0. */
-export function removalCount(n: number, percent: number): number {
-  if (n === 0 || percent === 0) return 0;
-  return Math.max(1, Math.floor((n * percent) / 100));
-}
-
-/**
- * Positions 0..n-1 in the seed's middle-out order: middle-1, middle, middle-2, middle+1, ... (with
- * middle = floor(n/2)). The seed's loop skips a slot when the left side runs out (n odd); this order
- * goes on with the right side, so its first n entries are all n positions.
- */
-export function middleOutOrder(n: number): number[] {
-  const middle = Math.floor(n / 2);
-  const order: number[] = [];
-  for (let offset = 0; order.length < n; offset++) {
-    if (middle - offset - 1 >= 0) order.push(middle - offset - 1);
-    if (middle + offset < n) order.push(middle + offset);
-  }
-  return order;
-}
-
-/** The positions removed at `percent`, in removal order. */
-export function middleOutSelection(n: number, percent: number): number[] {
-  return middleOutOrder(n).slice(0, removalCount(n, percent));
-}
 
 /** The assistant turn of a removed round without its calls; undefined when it had no text to keep. */
 export type TurnStripper = (m: AssistantMessage) => AssistantMessage | undefined;
