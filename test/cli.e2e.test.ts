@@ -137,6 +137,9 @@ describe('bench subcommands', () => {
     expect(r.stdout).toContain('--param masking.carryoverTurns=5');
     for (const name of STRATEGY_NAMES) expect(r.stdout).toMatch(new RegExp(`^${name}( \\(seed \\d+\\))?: `, 'm'));
     for (const name of PRESET_NAMES) expect(r.stdout).toMatch(new RegExp(`^${name} = `, 'm'));
+    // Each preset says where it comes from and what of its source it does not reproduce.
+    expect(r.stdout.match(/^ {2}Source: /gm)).toHaveLength(PRESET_NAMES.length);
+    expect(r.stdout.match(/^ {2}Not reproduced: /gm)).toHaveLength(PRESET_NAMES.length);
   });
 
   it('scenarios list shows the bundled scenarios', () => {

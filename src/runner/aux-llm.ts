@@ -23,7 +23,13 @@ export interface CallEnv {
   readonly admit: Admit;
 }
 
-/** The LLM a run's strategy calls: a failed call is logged and thrown as AuxiliaryCallError, for the strategy to handle. */
+/**
+ * The LLM a run's strategy calls: a failed call is logged and thrown as AuxiliaryCallError, for the
+ * strategy to handle. A request whose prompt and answer together exceed the window is refused as a
+ * provider refuses one (reason `overflow`): the prompt before it is sent, the answer once its length is
+ * known (the mock's answer, or the provider's completion tokens). The mock's refused answer is not
+ * billed; a provider that answered anyway billed it, so its step is kept.
+ */
 export function auxiliaryLlm({ backend, window, log, admit }: CallEnv): AuxiliaryLlm {
   return async (request) => {
     const fail = (reason: AuxiliaryCallError['reason'], detail: string): never => {
@@ -38,7 +44,14 @@ export function auxiliaryLlm({ backend, window, log, admit }: CallEnv): Auxiliar
     } catch (error) {
       return fail('backend', (error as Error).message);
     }
-    const usage = log.answered({ purpose: request.purpose, localTokens: local, response, messageCount: request.messages.length, action: '' });
+    const step = { purpose: request.purpose, localTokens: local, response, messageCount: request.messages.length, action: '' };
+    const expected = log.usageOf(response, local);
+    const [prompt, answer] = [expected.promptTokens ?? local, expected.completionTokens ?? 0];
+    if (prompt + answer > window) {
+      if (response.usageSource === 'provider') log.answered(step);
+      fail('overflow', `a prompt of ${prompt} tokens plus an answer of ${answer} tokens exceeds the ${window}-token window`);
+    }
+    const usage = log.answered(step);
     if (response.message.toolCalls.length > 0) fail('tool_call', 'answered with a tool call instead of text');
     const text = response.message.content.trim();
     if (text === '') fail('empty', 'answered with no text');
