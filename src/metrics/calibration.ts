@@ -153,6 +153,7 @@ export function scaledCounter(counter: TokenCounter, factor: number): TokenCount
     countText: (text) => Math.round(counter.countText(text) * factor),
     countMessage,
     ...contextCounting(countMessage),
+    toolTokens: 0,
     stats: counter.stats,
   };
 }

@@ -12,6 +12,7 @@ import {
   type Message,
 } from '../core/messages.js';
 import { checkPairing, describeViolations } from '../core/pairing.js';
+import type { ToolDefinition } from '../core/tools.js';
 import { scenarioFileSchema, type ParsedScenarioFile, type Probe } from './schema.js';
 
 export interface Scenario {
@@ -24,6 +25,8 @@ export interface Scenario {
   readonly outcome?: string | undefined;
   readonly tags: readonly string[];
   readonly probes: readonly Probe[];
+  /** The tool definitions its agent requests send; absent when the recording has none. */
+  readonly tools?: readonly ToolDefinition[] | undefined;
   readonly messages: readonly Message[];
 }
 
@@ -97,6 +100,8 @@ function materialize(data: ParsedScenarioFile, file: string): Scenario {
     outcome: data.outcome,
     tags: data.tags,
     probes: Object.freeze(data.probes),
+    // Left out when absent, so a scenario without tools keeps its digest.
+    ...(data.tools === undefined ? {} : { tools: Object.freeze(data.tools.map((t) => Object.freeze(t))) }),
     messages: Object.freeze(messages),
   });
 }

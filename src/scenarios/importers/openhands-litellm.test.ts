@@ -98,6 +98,14 @@ describe('OpenHands litellm importer, trimmed real completion log', () => {
     });
   });
 
+  it('carries the tool definitions litellm sent with every call (kwargs.tools)', async () => {
+    const { raw, scenario } = await convert(FIXTURE);
+    const sent = (raw as unknown as { kwargs: { tools: { function: { name: string; description?: string; parameters?: object } }[] } }).kwargs.tools;
+    expect(scenario.tools?.map((t) => t.name)).toEqual(['execute_bash', 'finish', 'str_replace_editor']);
+    expect(scenario.tools).toEqual(sent.map(({ function: f }) => ({ name: f.name, description: f.description, ...(f.parameters ? { parameters: f.parameters } : {}) })));
+    expect(parseScenario(scenario, FIXTURE).tools).toEqual(scenario.tools);
+  });
+
   it('names the file and field when the data is not what it expects', async () => {
     const raw = JSON.parse(await readFile(FIXTURE, 'utf8')) as Raw;
     delete raw.messages[3]!.tool_call_id;
@@ -122,6 +130,7 @@ describe.skipIf(logs.length === 0)('OpenHands litellm importer, every log in ../
     expectSameCalls(raw, scenario);
     const last = scenario.messages.at(-1)!;
     expect(last.role === 'assistant' && last.usage?.promptTokens).toBe(raw.response.usage.prompt_tokens);
+    expect(scenario.tools?.map((t) => t.name)).toEqual(['execute_bash', 'finish', 'str_replace_editor']);
     expect((await convert(file)).scenario).toEqual(scenario);
   });
 

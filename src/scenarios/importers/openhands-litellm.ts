@@ -9,6 +9,7 @@ import type { ScenarioFile, ScenarioFileMessage } from '../schema.js';
 import { isRecord, recordedUsage, requireString } from './json.js';
 import { readText } from './openai.js';
 import { readSidecar } from './sidecar.js';
+import { readTools } from './tools.js';
 import type { Importer } from './types.js';
 
 const FORMAT = 'openhands-litellm';
@@ -30,6 +31,8 @@ export const openhandsLitellm: Importer = {
     const id = path.basename(path.dirname(path.resolve(file)));
     const labels = await readSidecar(file, 'labels.derived.json');
     const outcome = isRecord(labels) ? labels[id] : undefined;
+    // litellm passes the tool definitions (sent with every call) in kwargs.
+    const tools = readTools(kwargs.tools, file, 'kwargs.tools');
     return {
       ctxbench: 1,
       id,
@@ -37,6 +40,7 @@ export const openhandsLitellm: Importer = {
       source: { format: FORMAT, agent: 'OpenHands', file: path.basename(file) },
       model: { name: requireString(response.model ?? kwargs.model, file, 'response.model') },
       outcome: typeof outcome === 'string' ? outcome : undefined,
+      ...(tools ? { tools } : {}),
       messages: [
         ...data.messages.map((m, i) => readMessage(m, file, `messages[${i}]`)),
         // Only the final call's usage is in the file: earlier turns' calls were logged in other files.
