@@ -16,6 +16,8 @@ export type ErrorCode =
   | 'STORE_LOCKED'
   | 'REPORT_ERROR'
   | 'BASELINE_INVALID'
+  /** A --calibration file that is not a ctxbench calibration. */
+  | 'CALIBRATION_INVALID'
   | 'BACKEND_UNREACHABLE'
   | 'WORKER_FAILED'
   | 'INTERRUPTED'

@@ -36,6 +36,7 @@ const CONFIG: RunConfiguration = {
   backendOptions: { recall: 0.8, summaryTokens: 800, seed: 1 },
   encoding: 'o200k_base',
   calibrationFactor: 1.17,
+  calibrationOverhead: null,
   priceModel: 'gemini-3-pro-preview',
   scenarioDigest: 'a'.repeat(64),
 };

@@ -5,7 +5,7 @@ import { readFile, readdir, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { CtxbenchError, scenarioInvalid } from '../core/errors.js';
 import { IMPORTERS, findImporter } from './importers/index.js';
-import type { Importer } from './importers/types.js';
+import type { CallJoiner, Importer } from './importers/types.js';
 import type { ScenarioFile } from './schema.js';
 import { parseScenario, type Scenario } from './scenario.js';
 import { parseYamlData } from './yaml.js';
@@ -84,7 +84,10 @@ export async function convertAll(importer: Importer, data: unknown, file: string
  * scenarios (one per line) loads too. Ids must be unique within the file.
  */
 export async function importFileAll(file: string): Promise<ImportedFile[]> {
-  const raw = await readStructured(file);
+  return importData(await readStructured(file), file);
+}
+
+async function importData(raw: unknown, file: string): Promise<ImportedFile[]> {
   const native = Array.isArray(raw) && raw.length > 0 && raw.every(isNativeScenario);
   if (isNativeScenario(raw) || native) {
     const all = (native ? raw : [raw]) as ScenarioFile[];
@@ -95,6 +98,52 @@ export async function importFileAll(file: string): Promise<ImportedFile[]> {
   const all = await convertAll(importer, raw, file);
   if (all.length === 0) throw scenarioInvalid(file, 'holds no runs');
   return checkIds(all.map((data, i) => ({ scenario: parseScenario(data, runFile(file, i, all.length)), format: importer.format, data })), file);
+}
+
+/** The call files of one recorded run (an importer's `calls`), as they are read. */
+interface CallRun {
+  readonly format: string;
+  readonly joiner: CallJoiner;
+  readonly files: string[];
+}
+
+/**
+ * Every scenario of `files`, in their order, each validated: what importFileAll gives for each file,
+ * except that the call files of one recorded run (a format with `calls`: OpenHands'
+ * llm_completions/<instance>/*.json) join into one scenario, placed where the first of them was and
+ * named after their folder when there are several.
+ */
+export async function importFiles(files: readonly string[]): Promise<ImportedFile[]> {
+  const slots: (ImportedFile[] | CallRun)[] = [];
+  const runs = new Map<string, CallRun>();
+  for (const file of files) {
+    const raw = await readStructured(file);
+    const importer = isNativeScenario(raw) ? undefined : findImporter(raw, file);
+    if (!importer?.calls) {
+      slots.push(await importData(raw, file));
+      continue;
+    }
+    const key = `${importer.format}\n${importer.calls.runOf(raw, file)}`;
+    let run = runs.get(key);
+    if (run === undefined) {
+      run = { format: importer.format, joiner: importer.calls.join(), files: [] };
+      runs.set(key, run);
+      slots.push(run);
+    }
+    await run.joiner.add(raw, file);
+    run.files.push(file);
+  }
+  return slots.flatMap((slot) => {
+    if (Array.isArray(slot)) return slot;
+    const data = slot.joiner.scenario();
+    const file = slot.files.length === 1 ? slot.files[0]! : path.dirname(slot.files[0]!);
+    return [{ scenario: parseScenario(data, file), format: slot.format, data }];
+  });
+}
+
+/** Loads every scenario of `files` (see importFiles). */
+export async function loadScenarioFiles(files: readonly string[]): Promise<LoadedScenario[]> {
+  return (await importFiles(files)).map(({ scenario, format }) => ({ scenario, format }));
 }
 
 function runFile(file: string, index: number, count: number): string {

@@ -21,8 +21,8 @@ export interface ReportOptions {
 export async function reportCommand(options: ReportOptions): Promise<void> {
   const outputs = (options.output.length ? options.output : [DEFAULT_REPORT]).map((file) => ({ file, format: outputFormat(file) }));
   const baseline = options.baseline === undefined ? undefined : await loadBaseline(options.baseline, options);
-  const { runs, batches } = await readBatch(options.db, options.batch);
-  const meta = { generatedAt: new Date(), version: VERSION, database: path.resolve(options.db), batches, baseline };
+  const { runs, batches, calibration } = await readBatch(options.db, options.batch);
+  const meta = { generatedAt: new Date(), version: VERSION, database: path.resolve(options.db), batches, baseline, calibration };
   const rendered = outputs.map(({ file, format }) => ({ file, text: renderOutput(format, runs, meta) }));
   for (const { file, text } of rendered) {
     await writeReport(file, text);

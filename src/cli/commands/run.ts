@@ -3,6 +3,7 @@
  * matrix as a batch (src/runner/batch.ts), showing its progress, and print the summary and the paths
  * it wrote.
  */
+import { readFile } from 'node:fs/promises';
 import { availableParallelism } from 'node:os';
 import path from 'node:path';
 import { CtxbenchError } from '../../core/errors.js';
@@ -10,13 +11,16 @@ import { createTokenCounter } from '../../core/tokens.js';
 import { LIVE_CONCURRENCY } from '../../llm/defaults.js';
 import type { MockOptions } from '../../llm/mock.js';
 import { renderReport, writeReport } from '../../report/render.js';
+import { calibrationWarning } from '../../metrics/calibration.js';
+import { calibrationFileText, parseCalibrationFile } from '../../metrics/calibration-file.js';
 import { runBatch, type BatchResult, type BatchStart } from '../../runner/batch.js';
+import { storedFrom, type CalibrationFile, type ModelCalibration } from '../../runner/batch-calibration.js';
 import { checkScenarioIds } from '../../runner/job-plan.js';
 import type { Execution } from '../../runner/matrix.js';
 import type { MatrixEntry } from '../../runner/matrix-entry.js';
 import { parseShard, type Shard } from '../../runner/shard.js';
 import type { RunResult } from '../../core/run-records.js';
-import { loadScenarios, resolveScenarioPaths, type LoadedScenario } from '../../scenarios/load.js';
+import { loadScenarioFiles, resolveScenarioPaths, type LoadedScenario } from '../../scenarios/load.js';
 import { select, type Selection } from '../../strategies/index.js';
 import { parseAssignment, resolveParams, type ParamOwner } from '../../core/params.js';
 import { ResultStore } from '../../store/result-store.js';
@@ -52,6 +56,10 @@ export interface RunOptions {
   readonly mockSummaryTokens: string;
   readonly mockSeed: string;
   readonly calibrate: boolean;
+  /** A calibration file to apply instead of fitting. */
+  readonly calibration?: string;
+  /** Where to write the calibration the runs used, as a calibration file. */
+  readonly saveCalibration?: string;
   readonly priceModel?: string;
   /** `i/n`: run only shard i of n of the matrix. */
   readonly shard?: string;
@@ -117,6 +125,7 @@ export async function runEntries(options: RunOptions, entries: readonly MatrixEn
   if (options.batchId !== undefined && !/^[\w.:-]+$/.test(options.batchId)) {
     throw new CtxbenchError('OPTION_INVALID', `--batch-id ${options.batchId}: expected letters, digits, and . _ : - only`);
   }
+  const calibrationFile = await readCalibrationFile(options);
   const scenarios = await loadMatrixScenarios(options.scenario ?? [BUNDLED_SCENARIOS]);
 
   const counter = await createTokenCounter(encoding);
@@ -134,6 +143,7 @@ export async function runEntries(options: RunOptions, entries: readonly MatrixEn
   const out = process.stdout;
   const store = await ResultStore.open(options.db);
   let progress = undefined as Progress | undefined;
+  let calibration: readonly ModelCalibration[] = [];
   let result: BatchResult;
   try {
     result = await context.interruptible((signal) =>
@@ -149,6 +159,7 @@ export async function runEntries(options: RunOptions, entries: readonly MatrixEn
         askProbes: probeMode === 'ask' || (probeMode === 'auto' && opened.live),
         windowOverride,
         calibrate: options.calibrate,
+        calibrationFile,
         // A live run costs what its backend's model costs (a local one nothing), never the recorded scenario's model.
         priceModel: options.priceModel ?? opened.priceModel,
         shard,
@@ -156,7 +167,10 @@ export async function runEntries(options: RunOptions, entries: readonly MatrixEn
         resume: options.resume,
         origin: { command: ['bench', ...context.argv].join(' '), version: VERSION, gitSha: gitRevision(PACKAGE_ROOT) },
         signal: AbortSignal.any([signal, opened.unusable]),
-        onCalibration: (calibration) => calibration.forEach((c) => out.write(`${calibrationLine(c)}\n`)),
+        onCalibration: (used) => {
+          calibration = used;
+          used.forEach((c) => out.write(`${calibrationLine(c, calibrationFile?.path)}\n`));
+        },
         onStart: (start) => {
           announce(start, options, shard);
           progress = createProgress(start.toRun, start.toRunSteps);
@@ -176,6 +190,7 @@ export async function runEntries(options: RunOptions, entries: readonly MatrixEn
     const kept = result.runs.filter((r) => r.summary.status !== 'error').length;
     throw new CtxbenchError('BACKEND_UNREACHABLE', `${(opened.unusable.reason as Error).message} (${kept} finished run(s) kept in ${options.db}; the same command with --resume runs the rest)`);
   }
+  if (options.saveCalibration !== undefined) await writeReport(options.saveCalibration, calibrationFileText(calibration.map(storedFrom)));
   await printResults(result, opened, options);
   if (result.interrupted) {
     throw new CtxbenchError('INTERRUPTED', `interrupted: ${result.runs.length} finished run(s) kept in ${options.db}; the same command with --resume runs the rest`);
@@ -183,10 +198,20 @@ export async function runEntries(options: RunOptions, entries: readonly MatrixEn
   return result.runs;
 }
 
-/** Every scenario the --scenario paths name, loaded and validated. */
+/** The --calibration file's calibrations, read and checked before anything runs; refused beside --no-calibrate. */
+async function readCalibrationFile(options: RunOptions): Promise<CalibrationFile | undefined> {
+  const file = options.calibration;
+  if (file === undefined) return undefined;
+  if (!options.calibrate) throw new CtxbenchError('OPTION_INVALID', `--calibration ${file}: pass it or --no-calibrate, not both`);
+  const text = await readFile(file, 'utf8').catch((error: NodeJS.ErrnoException) => {
+    throw new CtxbenchError('CALIBRATION_INVALID', `--calibration ${file}: cannot read (${error.code ?? error.message})`);
+  });
+  return { path: file, calibrations: parseCalibrationFile(text, file) };
+}
+
+/** Every scenario the --scenario paths name, loaded and validated (the call files of one recorded run as one). */
 async function loadMatrixScenarios(paths: readonly string[]): Promise<LoadedScenario[]> {
-  const scenarios: LoadedScenario[] = [];
-  for (const file of await resolveScenarioPaths(paths)) scenarios.push(...(await loadScenarios(file)));
+  const scenarios = await loadScenarioFiles(await resolveScenarioPaths(paths));
   // Before the backend is reached and the results file created: a matrix that cannot run stops here.
   checkScenarioIds(scenarios);
   return scenarios;
@@ -208,18 +233,21 @@ function executionFor(opened: OpenedBackend, mock: MockOptions, options: RunOpti
 }
 
 /** The summary tables, the cache's and the files' lines, and the HTML report. */
-async function printResults({ runs, batch }: BatchResult, opened: OpenedBackend, options: RunOptions): Promise<void> {
+async function printResults({ runs, batch, calibration }: BatchResult, opened: OpenedBackend, options: RunOptions): Promise<void> {
   const out = process.stdout;
   // Past a screenful, one row per run drowns the summary: the report and the runs table have them all.
   const perRun = runs.length <= MAX_RUN_ROWS ? runTable(runs) : `${runs.length} runs: one row each in the report and in the database's runs table.`;
   out.write(`\n${perRun}\n\n${strategyTable(runs)}\n\n${successTable(runs)}\n`);
   const usage = usageLine(runs);
   if (usage) out.write(`\n${usage}\n`);
+  const warnings = calibration.flatMap((c) => calibrationWarning(c) ?? []);
+  if (warnings.length > 0) out.write(`\n${warnings.map((w) => `Warning: ${w}: the token counts of its scenarios, and the thresholds they cross, are that uncertain.`).join('\n')}\n`);
   const cache = opened.cache?.stats;
   if (cache && opened.cache?.enabled) out.write(`\nCache: ${cache.hits} hit(s), ${cache.misses} request(s) sent (${opened.cache.dir})\n`);
   out.write(`\nResults: ${path.resolve(options.db)}\n`);
+  if (options.saveCalibration !== undefined) out.write(`Calibration: ${path.resolve(options.saveCalibration)}\n`);
   if (options.report !== false) {
-    const html = renderReport(runs, { generatedAt: new Date(), version: VERSION, database: path.resolve(options.db), batches: batch ? [batch] : [] });
+    const html = renderReport(runs, { generatedAt: new Date(), version: VERSION, database: path.resolve(options.db), batches: batch ? [batch] : [], calibration });
     await writeReport(options.report, html);
     out.write(`Report:  ${path.resolve(options.report)}\n`);
   }

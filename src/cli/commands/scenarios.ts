@@ -1,13 +1,13 @@
 /**
  * `bench scenarios list|validate|import`.
  */
-import { mkdir, writeFile } from 'node:fs/promises';
+import { mkdir, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { stringify as toYaml } from 'yaml';
 import { CtxbenchError, isCtxbenchError } from '../../core/errors.js';
 import { createTokenCounter } from '../../core/tokens.js';
 import { windowFor } from '../../runner/job-plan.js';
-import { importFileAll, loadScenarios, resolveScenarioPaths, type ImportedFile } from '../../scenarios/load.js';
+import { importFileAll, importFiles, loadScenarioFiles, loadScenarios, resolveScenarioPaths, type ImportedFile } from '../../scenarios/load.js';
 import { turns } from '../../scenarios/scenario.js';
 import { BUNDLED_SCENARIOS } from '../paths.js';
 import { printable } from '../printable.js';
@@ -17,7 +17,7 @@ export async function listCommand(patterns: string[]): Promise<void> {
   const files = await resolveScenarioPaths(patterns.length > 0 ? patterns : [BUNDLED_SCENARIOS]);
   const counter = await createTokenCounter('o200k_base');
   const rows = [];
-  for (const { scenario, format } of (await Promise.all(files.map(loadScenarios))).flat()) {
+  for (const { scenario, format } of await loadScenarioFiles(files)) {
     const recorded = turns(scenario).map((t) => t.assistant.usage?.promptTokens ?? 0);
     const peak = Math.max(0, ...recorded);
     rows.push([
@@ -73,10 +73,12 @@ const toText = (data: ImportedFile['data'], yaml: boolean): string => (yaml ? to
 
 /**
  * Writes the converted scenario(s): to stdout, to one .json/.yaml file, or, for a file holding
- * several runs, one line each to a .jsonl file or one <id>.json each into a folder (`-o dir/`).
+ * several runs, one line each to a .jsonl file or one <id>.json each into a folder (`-o dir/`). A
+ * folder is read as `--scenario` reads one: the call files of a recorded run give one scenario.
  */
 export async function importCommand(file: string, options: ImportOptions): Promise<void> {
-  const all = await importFileAll(file);
+  const folder = (await stat(file).catch(() => undefined))?.isDirectory() ?? false;
+  const all = folder ? await importFiles(await resolveScenarioPaths([file])) : await importFileAll(file);
   const steps = all.reduce((n, { scenario }) => n + turns(scenario).length, 0);
   process.stderr.write(`${file}: detected format ${all[0]!.format}; ${all.length} scenario(s), ${steps} steps\n`);
   const out = options.output;
