@@ -1,12 +1,14 @@
 import fc from 'fast-check';
-import { existsSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { calibrationOf, calibrationSets, loadRuns, type CalibrationSet } from '../../scripts/calibration-figures.js';
-import { DATA_DIR } from '../../scripts/bundle-scenarios.js';
+import { DATA_DIR, REPO_ROOT } from '../../scripts/bundle-scenarios.js';
 import { userMessage } from '../core/messages.js';
 import type { CalibrationRecord } from '../core/run-records.js';
 import { counterFrom, createTokenCounter, ENCODINGS, PER_CONTEXT_TOKENS, PER_MESSAGE_TOKENS, withTools, type TokenCounter } from '../core/tokens.js';
 import { toolsText } from '../core/tools.js';
+import { loadScenario } from '../scenarios/load.js';
 import { parseScenario, type Scenario } from '../scenarios/scenario.js';
 import {
   BUILT_IN_CALIBRATIONS,
@@ -25,6 +27,9 @@ import {
   usageSamples,
   type UsageSample,
 } from './calibration.js';
+
+/** An OpenHands instance whose every call file the fixtures hold. */
+const INSTANCE = path.join(REPO_ROOT, 'fixtures/trajectories/openhands-codeact-sonnet35-swebench-verified/llm_completions/astropy__astropy-12907');
 
 /** A counter whose text count is the text's length: hand-computable. */
 const lengthCounter = (): TokenCounter => counterFrom('o200k_base', (text) => text.length);
@@ -392,5 +397,22 @@ describe.skipIf(!existsSync(DATA_DIR))('calibration on the recorded trajectories
     expect(fit.scenarios).toBe(set.runs.length - set.bundled.size);
     expect(fit.outOfSample!.meanAbsPctError).toBeLessThan(limit);
     expect(fit.before.meanAbsPctError).toBeGreaterThan(10);
+  });
+
+  it("every request of an OpenHands run (astropy__astropy-12907, its ten calls recorded): the tool definitions are most of step 0, and the built-in calibration holds on every request", async () => {
+    const { scenario } = await loadScenario(path.join(DATA_DIR, 'openhands-codeact-sonnet35-swebench-verified/llm_completions/astropy__astropy-12907/litellm_proxy__claude-3-5-sonnet-20241022-1733339462.430701.json'));
+    // The fixture holds the instance's ten call files (trimmed content, the usage upstream recorded); ../shared its last call whole.
+    const calls = readdirSync(INSTANCE).sort().map((f) => (JSON.parse(readFileSync(path.join(INSTANCE, f), 'utf8')) as { response: { usage: { prompt_tokens: number } } }).response.usage.prompt_tokens);
+    const counter = await createTokenCounter('o200k_base');
+    const local = (k: number, tools: boolean): number => (tools ? withTools(counter, scenario.tools) : counter).countContext(scenario.messages.slice(0, 2 * (k + 1)));
+    const samples = calls.map((recorded, k) => sample(local(k, true), recorded, 2 * (k + 1)));
+    // Step 0: the system prompt and the task are a third of what was billed; with the tool definitions, three quarters.
+    expect(local(0, false) / calls[0]!).toBeLessThan(0.35);
+    expect(local(0, true) / calls[0]!).toBeGreaterThan(0.7);
+    const claude = storedCalibration('claude-3-5-sonnet', 'o200k_base')!;
+    const errors = samples.map((x) => Math.abs(claude.overhead + claude.factor * x.local - x.recorded) / x.recorded);
+    console.log(`[calibration] astropy__astropy-12907, all ten calls, built in: ${errors.map((e) => (e * 100).toFixed(1)).join(' ')} (%)`);
+    expect(pctErrors(samples, claude.factor, claude.overhead).meanAbsPctError).toBeLessThan(5);
+    expect(Math.max(...errors)).toBeLessThan(0.15);
   });
 });

@@ -6,7 +6,7 @@ import { describeMock } from '../llm/mock.js';
 import { isLocalPrice, priceFor } from '../metrics/cost.js';
 import { LOCAL_PRICE_MODEL } from '../core/models.js';
 import type { BatchInfo, CalibrationRecord, RunResult } from '../core/run-records.js';
-import { calibrationError, calibrationModelText, calibrationWarning } from '../metrics/calibration.js';
+import { calibrationError, calibrationModelText, calibrationWarning, type CalibrationModel } from '../metrics/calibration.js';
 import type { ParamValue, Params } from '../core/params.js';
 import { strategyName } from './columns.js';
 import { distinct, fmtInt, sum, usd } from './format.js';
@@ -72,7 +72,7 @@ function calibrationFact(runs: readonly RunResult[], calibration: readonly Calib
   return distinct(runs.map((r) => r.config.model))
     .map((model) => {
       const own = runs.filter((r) => r.config.model === model);
-      const models = distinct(own.map((r) => (r.config.calibrationFactor === undefined ? 'uncalibrated' : calibrationModelText({ factor: r.config.calibrationFactor, overhead: r.config.calibrationOverhead ?? 0 }))));
+      const models = distinct(own.map((r) => (r.config.calibrationFactor === undefined ? 'uncalibrated' : shown({ factor: r.config.calibrationFactor, overhead: r.config.calibrationOverhead ?? 0 }))));
       return `${model} ${models.join(' / ')}`;
     })
     .join(', ');
@@ -83,8 +83,11 @@ function calibrationText(c: CalibrationRecord): string {
   const error = calibrationError(c);
   const origin = c.source === 'fitted' ? `fitted on ${fmtInt(c.samples)} requests of ${fmtInt(c.scenarios)} scenarios` : c.source === 'file' ? 'from a calibration file' : 'built in';
   const off = error ? `; ${error.errors.meanAbsPctError.toFixed(1)}% off ${error.how}` : '';
-  return `${c.model} ${calibrationModelText(c).replace(/^x/, '×')} (${origin}${off})`;
+  return `${c.model} ${shown(c)} (${origin}${off})`;
 }
+
+/** "×1.234 + 510 tokens per request": the page's multiplication sign. */
+const shown = (model: CalibrationModel): string => calibrationModelText(model).replace(/^x/, '×');
 
 /** A warning per calibration whose counts are off by more than 5%: the page shows it above everything else. */
 export function calibrationNotes(calibration: readonly CalibrationRecord[]): string[] {
