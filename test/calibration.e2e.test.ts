@@ -29,7 +29,8 @@ describe('an OpenHands llm_completions folder: one scenario per instance, every 
 
   it('fits the calibration on those ten requests, says it cannot be checked out of sample, and warns: the trimmed fixture is far from its usage', () => {
     expect(run.stdout).toMatch(/^Token calibration: claude-3-5-sonnet x\d\.\d{3}, fitted on 10 recorded requests of 1 scenario: mean error -\d+\.\d% -> [+-]\d+\.\d%, mean absolute \d+\.\d% -> \d+\.\d% in sample, none out of sample \(one scenario\)$/m);
-    expect(run.stdout).toMatch(/^Warning: the token calibration of claude-3-5-sonnet is off by \d+\.\d% in sample \(above 5%\): the token counts of its scenarios, and the thresholds they cross, are that uncertain\.$/m);
+    // As README "Token calibration" shows it.
+    expect(run.stdout).toContain('\nWarning: the token calibration of claude-3-5-sonnet is off by 36.1% in sample (above 5%): the token counts of its scenarios, and the thresholds they cross, are that uncertain.\n');
     const html = readFileSync(path.join(run.cwd, 'r.html'), 'utf8');
     expect(html).toMatch(/<p class="note" role="note">Warning: the token calibration of claude-3-5-sonnet is off by \d+\.\d% in sample \(above 5%\)/);
     expect(html).toMatch(/<dt>Token calibration<\/dt><dd>claude-3-5-sonnet ×\d\.\d{3} \(fitted on 10 requests of 1 scenarios; \d+\.\d% off in sample\)<\/dd>/);
