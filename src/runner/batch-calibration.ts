@@ -5,7 +5,7 @@
  * stored calibrations (`--calibration file.json`), those are applied instead of fitting, and checked
  * against whatever usage the scenarios recorded.
  */
-import type { CalibrationRecord, CalibrationSource, PctErrors } from '../core/run-records.js';
+import type { CalibrationRecord, CalibrationSource } from '../core/run-records.js';
 import type { Encoding, TokenCounter } from '../core/tokens.js';
 import {
   BUILT_IN_CALIBRATIONS,
@@ -14,27 +14,16 @@ import {
   pctErrors,
   storedCalibration,
   usageSamples,
-  type CalibrationModel,
   type FitSummary,
   type StoredCalibration,
 } from '../metrics/calibration.js';
 import type { Scenario } from '../scenarios/scenario.js';
 
-export interface ModelCalibration extends CalibrationModel {
+/** A model's calibration in a batch: what the batch stores (CalibrationRecord), with its key and, when stored, what it was fitted on. */
+export interface ModelCalibration extends Omit<CalibrationRecord, 'batchId' | 'encoding'> {
   /** calibrationKey(model, encoding). */
   readonly key: string;
-  /** The model as the registry resolves it. */
-  readonly model: string;
   readonly encoding: Encoding;
-  readonly source: CalibrationSource;
-  /** Recorded requests, and their scenarios, the errors are over: fitted on them, or (stored) checked on them. */
-  readonly samples: number;
-  readonly scenarios: number;
-  /** Errors of the uncalibrated and the calibrated counts on those requests; undefined without any. */
-  readonly before?: PctErrors | undefined;
-  readonly after?: PctErrors | undefined;
-  /** Fitted here: the errors out of sample (leave one scenario out); undefined with one scenario. */
-  readonly outOfSample?: PctErrors | undefined;
   /** Stored: what it was fitted on, as stored. */
   readonly fitted?: FitSummary | undefined;
 }
@@ -102,19 +91,8 @@ function checked(stored: StoredCalibration, key: string, scenarios: readonly Sce
 
 /** The calibration as the batch `batchId` stores it. */
 export function calibrationRecord(batchId: string, c: ModelCalibration): CalibrationRecord {
-  return {
-    batchId,
-    model: c.model,
-    encoding: c.encoding,
-    factor: c.factor,
-    overhead: c.overhead,
-    source: c.source,
-    samples: c.samples,
-    scenarios: c.scenarios,
-    before: c.before,
-    after: c.after,
-    outOfSample: c.outOfSample,
-  };
+  const { key: _key, fitted: _fitted, ...record } = c;
+  return { batchId, ...record };
 }
 
 /** The calibration as a calibration file keeps it (`bench run --save-calibration`). */
