@@ -33,7 +33,7 @@ describe('an OpenHands llm_completions folder: one scenario per instance, every 
     expect(run.stdout).toContain('\nWarning: the token calibration of claude-3-5-sonnet is off by 36.1% in sample (above 5%): the token counts of its scenarios, and the thresholds they cross, are that uncertain.\n');
     const html = readFileSync(path.join(run.cwd, 'r.html'), 'utf8');
     expect(html).toMatch(/<p class="note" role="note">Warning: the token calibration of claude-3-5-sonnet is off by \d+\.\d% in sample \(above 5%\)/);
-    expect(html).toMatch(/<dt>Token calibration<\/dt><dd>claude-3-5-sonnet ×\d\.\d{3} \(fitted on 10 requests of 1 scenarios; \d+\.\d% off in sample\)<\/dd>/);
+    expect(html).toMatch(/<dt>Token calibration<\/dt><dd>claude-3-5-sonnet ×\d\.\d{3} \(fitted on 10 requests of 1 scenario; \d+\.\d% off in sample\)<\/dd>/);
   });
 
   it('bench report reads the calibration back from the results file: the same header fact and warning', () => {

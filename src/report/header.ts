@@ -81,7 +81,8 @@ function calibrationFact(runs: readonly RunResult[], calibration: readonly Calib
 /** "claude-3-5-sonnet ×1.234 + 510 tokens per request (fitted on 25 requests of 22 scenarios; 2.2% off out of sample)". */
 function calibrationText(c: CalibrationRecord): string {
   const error = calibrationError(c);
-  const origin = c.source === 'fitted' ? `fitted on ${fmtInt(c.samples)} requests of ${fmtInt(c.scenarios)} scenarios` : c.source === 'file' ? 'from a calibration file' : 'built in';
+  const scenarios = `${fmtInt(c.scenarios)} scenario${c.scenarios === 1 ? '' : 's'}`;
+  const origin = c.source === 'fitted' ? `fitted on ${fmtInt(c.samples)} requests of ${scenarios}` : c.source === 'file' ? 'from a calibration file' : 'built in';
   const off = error ? `; ${error.errors.meanAbsPctError.toFixed(1)}% off ${error.how}` : '';
   return `${c.model} ${shown(c)} (${origin}${off})`;
 }
