@@ -69,13 +69,11 @@ interface Call {
   readonly usage: Extract<ScenarioFileMessage, { role: 'assistant' }>['usage'];
 }
 
-type Message = ScenarioFile['messages'][number];
-
 const sha256 = (text: string): string => createHash('sha256').update(text, 'utf8').digest('hex');
-const answerDigest = (message: Message): string => sha256(stableJson(message.role === 'assistant' ? { ...message, usage: undefined } : message));
+const answerDigest = (message: ScenarioFileMessage): string => sha256(stableJson(message.role === 'assistant' ? { ...message, usage: undefined } : message));
 
 /** digests[k] identifies messages[0..k): each chains the one before it with the next message. */
-function prefixDigests(messages: readonly Message[]): string[] {
+function prefixDigests(messages: readonly ScenarioFileMessage[]): string[] {
   const digests = [''];
   for (const message of messages) digests.push(sha256(`${digests.at(-1)!}\n${stableJson(message)}`));
   return digests;
