@@ -3,6 +3,7 @@
  * matrix as a batch (src/runner/batch.ts), showing its progress, and print the summary and the paths
  * it wrote.
  */
+import { readFile } from 'node:fs/promises';
 import { availableParallelism } from 'node:os';
 import path from 'node:path';
 import { CtxbenchError } from '../../core/errors.js';
@@ -10,8 +11,11 @@ import { checkOutput, writeOutput, type OutputSpec } from '../../core/output-fil
 import { createTokenCounter } from '../../core/tokens.js';
 import { LIVE_CONCURRENCY } from '../../llm/defaults.js';
 import type { MockOptions } from '../../llm/mock.js';
+import { calibrationWarning } from '../../metrics/calibration.js';
+import { CALIBRATION_FILE, calibrationFileText, parseCalibrationFile } from '../../metrics/calibration-file.js';
 import { HTML_REPORT, renderReport } from '../../report/render.js';
 import { runBatch, type BatchResult, type BatchStart } from '../../runner/batch.js';
+import { storedFrom, type CalibrationFile, type ModelCalibration } from '../../runner/batch-calibration.js';
 import { checkScenarioIds } from '../../runner/job-plan.js';
 import type { Execution } from '../../runner/matrix.js';
 import type { MatrixEntry } from '../../runner/matrix-entry.js';
@@ -54,6 +58,10 @@ export interface RunOptions {
   readonly mockSummaryTokens: string;
   readonly mockSeed: string;
   readonly calibrate: boolean;
+  /** A calibration file to apply instead of fitting. */
+  readonly calibration?: string;
+  /** Where to write the calibration the runs used, as a calibration file. */
+  readonly saveCalibration?: string;
   readonly priceModel?: string;
   /** `i/n`: run only shard i of n of the matrix. */
   readonly shard?: string;
@@ -119,9 +127,11 @@ export async function runEntries(options: RunOptions, entries: readonly MatrixEn
   if (options.batchId !== undefined && !/^[\w.:-]+$/.test(options.batchId)) {
     throw new CtxbenchError('OPTION_INVALID', `--batch-id ${options.batchId}: expected letters, digits, and . _ : - only`);
   }
+  const calibrationFile = await readCalibrationFile(options);
   const { files, scenarios } = await loadMatrixScenarios(options.scenario ?? [BUNDLED_SCENARIOS]);
   const report = options.report === false ? undefined : reportOutput(options.report, options.db, files);
-  if (report !== undefined) await checkOutput(report.file, report.spec);
+  const savedCalibration = options.saveCalibration === undefined ? undefined : calibrationOutput(options.saveCalibration, options);
+  for (const output of [report, savedCalibration]) if (output !== undefined) await checkOutput(output.file, output.spec);
 
   const counter = await createTokenCounter(encoding);
   const opened = await openBackend(
@@ -138,6 +148,7 @@ export async function runEntries(options: RunOptions, entries: readonly MatrixEn
   const out = process.stdout;
   const store = await ResultStore.open(options.db);
   let progress = undefined as Progress | undefined;
+  let calibration: readonly ModelCalibration[] = [];
   let result: BatchResult;
   try {
     result = await context.interruptible((signal) =>
@@ -153,6 +164,7 @@ export async function runEntries(options: RunOptions, entries: readonly MatrixEn
         askProbes: probeMode === 'ask' || (probeMode === 'auto' && opened.live),
         windowOverride,
         calibrate: options.calibrate,
+        calibrationFile,
         // A live run costs what its backend's model costs (a local one nothing), never the recorded scenario's model.
         priceModel: options.priceModel ?? opened.priceModel,
         shard,
@@ -160,7 +172,10 @@ export async function runEntries(options: RunOptions, entries: readonly MatrixEn
         resume: options.resume,
         origin: { command: ['bench', ...context.argv].join(' '), version: VERSION, gitSha: gitRevision(PACKAGE_ROOT) },
         signal: AbortSignal.any([signal, opened.unusable]),
-        onCalibration: (calibration) => calibration.forEach((c) => out.write(`${calibrationLine(c)}\n`)),
+        onCalibration: (used) => {
+          calibration = used;
+          used.forEach((c) => out.write(`${calibrationLine(c, calibrationFile?.path)}\n`));
+        },
         onStart: (start) => {
           announce(start, options, shard);
           progress = createProgress(start.toRun, start.toRunSteps);
@@ -180,6 +195,7 @@ export async function runEntries(options: RunOptions, entries: readonly MatrixEn
     const kept = result.runs.filter((r) => r.summary.status !== 'error').length;
     throw new CtxbenchError('BACKEND_UNREACHABLE', `${(opened.unusable.reason as Error).message} (${kept} finished run(s) kept in ${options.db}; the same command with --resume runs the rest)`);
   }
+  if (savedCalibration !== undefined) await writeOutput(savedCalibration.file, calibrationFileText(calibration.map(storedFrom)), savedCalibration.spec);
   await printResults(result, opened, options, report);
   if (result.interrupted) {
     throw new CtxbenchError('INTERRUPTED', `interrupted: ${result.runs.length} finished run(s) kept in ${options.db}; the same command with --resume runs the rest`);
@@ -187,7 +203,21 @@ export async function runEntries(options: RunOptions, entries: readonly MatrixEn
   return result.runs;
 }
 
-/** Every scenario the --scenario paths name, loaded and validated, and the files they came from. */
+/** The --calibration file's calibrations, read and checked before anything runs; refused beside --no-calibrate. */
+async function readCalibrationFile(options: RunOptions): Promise<CalibrationFile | undefined> {
+  const file = options.calibration;
+  if (file === undefined) return undefined;
+  if (!options.calibrate) throw new CtxbenchError('OPTION_INVALID', `--calibration ${file}: pass it or --no-calibrate, not both`);
+  const text = await readFile(file, 'utf8').catch((error: NodeJS.ErrnoException) => {
+    throw new CtxbenchError('CALIBRATION_INVALID', `--calibration ${file}: cannot read (${error.code ?? error.message})`);
+  });
+  return { path: file, calibrations: parseCalibrationFile(text, file) };
+}
+
+/**
+ * Every scenario the --scenario paths name, loaded and validated (the call files of one recorded run
+ * as one), and the files they came from.
+ */
 async function loadMatrixScenarios(paths: readonly string[]): Promise<{ files: string[]; scenarios: LoadedScenario[] }> {
   const scenarios = await loadScenariosAt(paths);
   // Before the backend is reached and the results file created: a matrix that cannot run stops here.
@@ -200,6 +230,12 @@ async function loadMatrixScenarios(paths: readonly string[]): Promise<{ files: s
 interface ReportOutput {
   readonly file: string;
   readonly spec: OutputSpec;
+}
+
+/** The --save-calibration file: it replaces no input (the --calibration file it may have read) and only a calibration file. */
+function calibrationOutput(file: string, options: RunOptions): ReportOutput {
+  const inputs = options.calibration === undefined ? [] : [{ label: `--calibration ${options.calibration}`, file: options.calibration }];
+  return { file, spec: { label: `--save-calibration ${file}`, kind: CALIBRATION_FILE, inputs } };
 }
 
 /** The HTML report's path and rules: it replaces no input (the database, a scenario) and only a report. */
@@ -224,18 +260,21 @@ function executionFor(opened: OpenedBackend, mock: MockOptions, options: RunOpti
 }
 
 /** The summary tables, the cache's and the files' lines, and the HTML report. */
-async function printResults({ runs, batch }: BatchResult, opened: OpenedBackend, options: RunOptions, report: ReportOutput | undefined): Promise<void> {
+async function printResults({ runs, batch, calibration }: BatchResult, opened: OpenedBackend, options: RunOptions, report: ReportOutput | undefined): Promise<void> {
   const out = process.stdout;
   // Past a screenful, one row per run drowns the summary: the report and the runs table have them all.
   const perRun = runs.length <= MAX_RUN_ROWS ? runTable(runs) : `${runs.length} runs: one row each in the report and in the database's runs table.`;
   out.write(`\n${perRun}\n\n${strategyTable(runs)}\n\n${successTable(runs)}\n`);
   const usage = usageLine(runs);
   if (usage) out.write(`\n${usage}\n`);
+  const warnings = calibration.flatMap((c) => calibrationWarning(c) ?? []);
+  if (warnings.length > 0) out.write(`\n${warnings.map((w) => `Warning: ${w}: the token counts of its scenarios, and the thresholds they cross, are that uncertain.`).join('\n')}\n`);
   const cache = opened.cache?.stats;
   if (cache && opened.cache?.enabled) out.write(`\nCache: ${cache.hits} hit(s), ${cache.misses} request(s) sent (${opened.cache.dir})\n`);
   out.write(`\nResults: ${path.resolve(options.db)}\n`);
+  if (options.saveCalibration !== undefined) out.write(`Calibration: ${path.resolve(options.saveCalibration)}\n`);
   if (report !== undefined) {
-    const html = renderReport(runs, { generatedAt: new Date(), version: VERSION, database: path.resolve(options.db), batches: batch ? [batch] : [] });
+    const html = renderReport(runs, { generatedAt: new Date(), version: VERSION, database: path.resolve(options.db), batches: batch ? [batch] : [], calibration });
     await writeOutput(report.file, html, report.spec);
     out.write(`Report:  ${path.resolve(report.file)}\n`);
   }
