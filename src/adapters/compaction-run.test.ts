@@ -215,6 +215,13 @@ describe('createCompactionRun', () => {
       expect(auxFailed(empty.events)).toEqual(['summary: answered with no text']);
     });
 
+    it('an answer that does not fit the window beside its prompt is refused: aux_failed, as bench run refuses it', async () => {
+      const run = createCompactionRun({ strategy: 'hybrid', params: { summarizeTurns: 4, keepTurns: 2 }, window: 8_000 }, async () => 'word '.repeat(10_000));
+      const step = await run.step({ history: LONG });
+      expect(auxFailed(step.events)).toEqual([expect.stringMatching(/^summary: a prompt of \d+ tokens plus an answer of \d+ tokens exceeds the 8000-token window$/)]);
+      expect(step.events.map((e) => e.kind)).not.toContain('summarized');
+    });
+
     it('a summary request over the window is not sent: aux_failed', async () => {
       const asked: unknown[] = [];
       const run = createCompactionRun({ strategy: 'hybrid', params: { summarizeTurns: 4, keepTurns: 2 }, window: 400 }, async (r) => (asked.push(r), 'x'));

@@ -112,7 +112,7 @@ const firstViolation = (violations: readonly Violation[]): string => describeVio
 
 /**
  * A summary or checkpoint request, as the runner sends one: pair-checked and held against the window,
- * then `answer` writes it. A refused or failed call is an `aux_failed` event and an
+ * then `answer` writes it, and the answer too must fit the window beside the prompt. A refused or failed call is an `aux_failed` event and an
  * AuxiliaryCallError, so the strategy takes its fallback path; without `answer`, every call fails so.
  */
 function auxiliaryLlm(counter: TokenCounter, window: number, answer: AuxiliaryText | undefined, record: (event: StrategyEvent) => void): AuxiliaryLlm {
@@ -140,7 +140,10 @@ function auxiliaryLlm(counter: TokenCounter, window: number, answer: AuxiliaryTe
     if (text === '') fail('empty', 'answered with no text');
     calls += 1;
     const message = assistantMessage({ id: `llm:${request.purpose}:${calls}`, content: text, origin: strategyOrigin('llm', request.purpose) });
-    return { message, text, usage: { promptTokens: tokens, completionTokens: counter.countMessage(message) - PER_MESSAGE_TOKENS } };
+    const answered = counter.countMessage(message) - PER_MESSAGE_TOKENS;
+    // As a provider (and bench run) refuses it: the answer must fit the window beside its prompt.
+    if (tokens + answered > window) fail('overflow', `a prompt of ${tokens} tokens plus an answer of ${answered} tokens exceeds the ${window}-token window`);
+    return { message, text, usage: { promptTokens: tokens, completionTokens: answered } };
   };
 }
 

@@ -86,6 +86,6 @@ export function createCompactor<P extends Params>(options: CompactOptions<P>): C
 }
 
 /** The messages to send for one request, compacted by `options.strategy` as the first request of a run. */
-export function compact<P extends Params>(messages: readonly ChatMessage[], options: CompactOptions<P>): Promise<CompactResult> {
-  return createCompactor(options).compact(messages);
+export async function compact<P extends Params>(messages: readonly ChatMessage[], options: CompactOptions<P>): Promise<CompactResult> {
+  return createCompactor(options).compact(messages); // async: bad options reject, as bad messages do
 }
