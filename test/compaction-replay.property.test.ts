@@ -115,7 +115,7 @@ describe.each(select(['all']))('an agent loop through the adapters sends what be
         for (const context of steps.map((s) => s.messages as Message[])) expect(checkPairing(context, { request: true })).toEqual([]);
         steps.forEach((s) => s.events.forEach((e) => seen.add(e.kind)));
       }),
-      { numRuns: 10 },
+      { numRuns: 25 },
     );
     // The generator must reach what the strategy does, or the property proves little.
     if (!preset) expect([...seen]).toEqual(expect.arrayContaining([...(REACHED[strategy.name] ?? [])]));

@@ -4,6 +4,7 @@ import { CtxbenchError } from '../core/errors.js';
 import { strategyOrigin, toolMessage, userMessage, type Message } from '../core/messages.js';
 import { defineStrategy, type ResponseInput, type StrategyInput } from '../core/strategy.js';
 import { createTokenCounter, type TokenCounter } from '../core/tokens.js';
+import { toolsText } from '../core/tools.js';
 import { createCompactionRun } from './compaction-run.js';
 
 let counter: TokenCounter;
@@ -238,6 +239,13 @@ describe('createCompactionRun', () => {
       [{ strategy: 'raw', window: 1000, encoding: 'p50k' }, 'OPTION_INVALID: encoding: expected one of o200k_base, cl100k_base, chars4 (got "p50k")'],
     ])('%j: %s', (options, message) => {
       expect(() => createCompactionRun(options as never)).toThrow(new CtxbenchError('OPTION_INVALID', message.replace(/^OPTION_INVALID: /, '')));
+    });
+
+    it('counts the tool definitions it is given in every agent request, as bench run counts a scenario\'s', async () => {
+      const tools = [{ name: 'bash', description: 'Run a shell command.', parameters: { type: 'object', properties: { command: { type: 'string' } } } }];
+      const withTools = await createCompactionRun({ strategy: 'raw', window: 1000, tools }).step({ history: TASK });
+      const without = await createCompactionRun({ strategy: 'raw', window: 1000 }).step({ history: TASK });
+      expect(withTools.tokens - without.tokens).toBe(counter.countText(toolsText(tools)));
     });
 
     it('counts with the tokenizer it is given', async () => {

@@ -24,7 +24,8 @@ import { checkPairing, createPairingGuard, describeViolations, type Violation } 
 import type { EventRecord } from '../core/run-records.js';
 import { AuxiliaryCallError, type AuxiliaryLlm, type AuxiliaryRequest, type LastRequest, type StrategyEvent, type StrategyRun } from '../core/strategy.js';
 import { createOffloadStore, type OffloadStore } from '../core/offload-store.js';
-import { createTokenCounter, DEFAULT_ENCODING, ENCODINGS, PER_MESSAGE_TOKENS, type Encoding, type TokenCounter } from '../core/tokens.js';
+import { countRequest, createTokenCounter, DEFAULT_ENCODING, ENCODINGS, PER_MESSAGE_TOKENS, withTools, type Encoding, type TokenCounter } from '../core/tokens.js';
+import type { ToolDefinition } from '../core/tools.js';
 import type { Usage } from '../core/backend.js';
 import type { Params } from '../core/params.js';
 import { checkUsage, type RawUsage } from '../llm/usage.js';
@@ -40,6 +41,8 @@ export interface CompactionSettings<P extends Params = Params> extends StrategyO
   readonly window: number;
   /** The tokenizer the strategy counts with. Default `'o200k_base'`. */
   readonly encoding?: Encoding;
+  /** The tool definitions the agent's requests declare: counted in every request that sends them, as `bench run` counts a scenario's. Default: none. */
+  readonly tools?: readonly ToolDefinition[];
 }
 
 /** Answers a strategy's summary or checkpoint request with its text; throws when it cannot. */
@@ -128,21 +131,23 @@ function auxiliaryLlm(counter: TokenCounter, window: number, answer: AuxiliaryTe
       record({ kind: 'pairing_violation', detail });
       throw new AuxiliaryCallError('invalid_context', detail);
     }
-    const tokens = counter.countContext(request.messages);
+    const tokens = countRequest(counter, request.messages, request.purpose);
     if (tokens > window) fail('overflow', `context of ${tokens} tokens exceeds the ${window}-token window`);
     if (!answer) return fail('backend', 'no llm given to the adapter (pass the llm option to have summaries and checkpoints written)');
-    let text: string;
+    let raw: unknown;
     try {
-      text = (await answer(request)).trim();
+      raw = await answer(request);
     } catch (error) {
       return fail('backend', error instanceof Error ? error.message : String(error));
     }
-    if (text === '') fail('empty', 'answered with no text');
+    // The answer as given (its tokens are what a provider bills), and its text as the strategy uses it.
     calls += 1;
-    const message = assistantMessage({ id: `llm:${request.purpose}:${calls}`, content: text, origin: strategyOrigin('llm', request.purpose) });
+    const message = assistantMessage({ id: `llm:${request.purpose}:${calls}`, content: typeof raw === 'string' ? raw : '', origin: strategyOrigin('llm', request.purpose) });
     const answered = counter.countMessage(message) - PER_MESSAGE_TOKENS;
     // As a provider (and bench run) refuses it: the answer must fit the window beside its prompt.
     if (tokens + answered > window) fail('overflow', `a prompt of ${tokens} tokens plus an answer of ${answered} tokens exceeds the ${window}-token window`);
+    const text = message.content.trim();
+    if (text === '') fail('empty', 'answered with no text');
     return { message, text, usage: { promptTokens: tokens, completionTokens: answered } };
   };
 }
@@ -188,7 +193,7 @@ export function createCompactionRun<P extends Params>(settings: CompactionSettin
     files,
     strategy: chosen,
     async step({ history, usage: rawUsage, label = (i) => `messages[${i}]` }) {
-      counter ??= await createTokenCounter(encoding);
+      counter ??= withTools(await createTokenCounter(encoding), settings.tools);
       const events: EventRecord[] = [];
       let requestStep = step; // where events are recorded: the previous request's for its response
       const record = (list: readonly StrategyEvent[] = []): void => list.forEach((e) => events.push({ ...e, step: requestStep, session }));
