@@ -4,13 +4,12 @@
  * model receives each step must be compacted, well-paired, and what `bench run`'s replay of the same
  * conversation sends, step by step.
  */
-import { generateText, jsonSchema, stepCountIs, tool, type ModelMessage, type ToolSet } from 'ai';
-import { MockLanguageModelV3 } from 'ai/test';
+import { generateText, stepCountIs, type ModelMessage } from 'ai';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { agentConversation, conversationScenario, plain, SYSTEM_PROMPT, TASK, TOOL_NAMES, type Plain, type PlayedTurn } from '../../test/helpers/agent-conversation.js';
+import { agentConversation, conversationScenario, plain, SYSTEM_PROMPT, TASK, type Plain } from '../../test/helpers/agent-conversation.js';
+import { playback, tools } from '../../test/helpers/ai-sdk-playback.js';
 import { recordedReplay } from '../../test/helpers/replay.js';
 import { CtxbenchError } from '../core/errors.js';
-import { assistantMessage, systemMessage, toolMessage, userMessage, type Message } from '../core/messages.js';
 import { checkPairing } from '../core/pairing.js';
 import { createTokenCounter, type TokenCounter } from '../core/tokens.js';
 import { select } from '../strategies/index.js';
@@ -21,53 +20,6 @@ let counter: TokenCounter;
 beforeAll(async () => {
   counter = await createTokenCounter('o200k_base');
 });
-
-type Prompt = Parameters<MockLanguageModelV3['doGenerate']>[0]['prompt'];
-type Part = { type: string; text?: string; toolCallId?: string; toolName?: string; input?: unknown; output?: { type: string; value?: unknown } };
-
-/** What the model received, in ctxbench's model (to compare with a replay and pair-check). */
-function received(prompt: Prompt): Message[] {
-  return prompt.flatMap((m, i): Message[] => {
-    const id = `p${i}`;
-    if (m.role === 'system') return [systemMessage({ id, content: m.content })];
-    const parts = m.content as Part[];
-    const text = parts.flatMap((p) => (p.type === 'text' ? [p.text!] : [])).join('');
-    if (m.role === 'user') return [userMessage({ id, content: text })];
-    if (m.role === 'assistant') {
-      const calls = parts.filter((p) => p.type === 'tool-call').map((p) => ({ id: p.toolCallId!, name: p.toolName!, arguments: typeof p.input === 'string' ? p.input : JSON.stringify(p.input) }));
-      return [assistantMessage({ id, content: text, toolCalls: calls })];
-    }
-    return parts.map((p, k) => toolMessage({ id: `${id}.${k}`, toolCallId: p.toolCallId!, name: p.toolName!, content: String(p.output!.value) }));
-  });
-}
-
-/** The SDK's mock model playing `played` back, a turn a step, reporting ctxbench's count of what it received as its usage. */
-function playback(played: readonly PlayedTurn[]): { model: MockLanguageModelV3; prompts: Message[][] } {
-  const prompts: Message[][] = [];
-  const model = new MockLanguageModelV3({
-    doGenerate: async ({ prompt }) => {
-      const context = received(prompt);
-      const turn = played[prompts.length]!;
-      prompts.push(context);
-      return {
-        content: [{ type: 'text', text: turn.text }, ...turn.calls.map((c) => ({ type: 'tool-call' as const, toolCallId: c.id, toolName: c.name, input: JSON.stringify(c.input) }))],
-        finishReason: { unified: turn.calls.length > 0 ? 'tool-calls' : 'stop', raw: undefined },
-        usage: {
-          inputTokens: { total: counter.countContext(context), noCache: undefined, cacheRead: undefined, cacheWrite: undefined },
-          outputTokens: { total: undefined, text: undefined, reasoning: undefined },
-        },
-        warnings: [],
-      };
-    },
-  });
-  return { model, prompts };
-}
-
-/** The tools, each returning the recorded output of the call it gets. */
-function tools(played: readonly PlayedTurn[]): ToolSet {
-  const outputs = new Map(played.flatMap((t) => t.calls.map((c) => [c.id, c.output] as const)));
-  return Object.fromEntries(TOOL_NAMES.map((name) => [name, tool({ inputSchema: jsonSchema<Record<string, unknown>>({ type: 'object' }), execute: async (_input, { toolCallId }) => outputs.get(toolCallId)! })]));
-}
 
 const START: ModelMessage[] = [{ role: 'user', content: TASK }];
 
@@ -81,7 +33,7 @@ describe('compactSteps (ctxbench/ai-sdk) as prepareStep in generateText', () => 
   describe.each(select(['masking', 'window', 'progressive-removal', 'offload'], ['jetbrains-masking']))('$name', ({ name }) => {
     it(`a ${PLAYED.length}-step tool loop: every step's prompt is compacted, well-paired, and what bench run sends`, async () => {
       const window = WINDOWS[name] ?? WINDOW;
-      const { model, prompts } = playback(PLAYED);
+      const { model, prompts } = playback(PLAYED, counter);
       const kinds = new Set<string>();
       const prepareStep = compactSteps({ strategy: name, window, system: SYSTEM_PROMPT, onStep: ({ events }) => events.forEach((e) => kinds.add(e.kind)) });
       const result = await generateText({ model, tools: tools(PLAYED), system: SYSTEM_PROMPT, messages: START, prepareStep, stopWhen: stepCountIs(100) });
@@ -107,7 +59,7 @@ describe('compactSteps (ctxbench/ai-sdk) as prepareStep in generateText', () => 
     const played = agentConversation(3);
     const seen: ModelMessage[][] = [];
     const compacting = compactSteps({ strategy: 'raw', window: 100_000 });
-    const { model } = playback(played);
+    const { model } = playback(played, counter);
     await generateText({
       model,
       tools: tools(played),
@@ -126,7 +78,7 @@ describe('compactSteps (ctxbench/ai-sdk) as prepareStep in generateText', () => 
 
   it('writes summaries with the llm it is given: the request in ModelMessages, the answer in what the model receives', async () => {
     const asked: ModelMessage[][] = [];
-    const { model, prompts } = playback(PLAYED);
+    const { model, prompts } = playback(PLAYED, counter);
     const prepareStep = compactSteps({
       strategy: 'summarization',
       window: WINDOW,

@@ -4,14 +4,12 @@
  * each call must be compacted, well-paired, and what `bench run`'s replay of the same conversation
  * sends, call by call.
  */
-import { AIMessage, HumanMessage, type BaseMessage } from '@langchain/core/messages';
-import { fakeModel } from '@langchain/core/testing';
-import { createAgent, tool } from 'langchain';
+import { HumanMessage, type BaseMessage } from '@langchain/core/messages';
+import { createAgent } from 'langchain';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { z } from 'zod';
-import { agentConversation, conversationScenario, plain, SYSTEM_PROMPT, TASK, TOOL_NAMES, type PlayedTurn } from '../../test/helpers/agent-conversation.js';
+import { agentConversation, conversationScenario, plain, SYSTEM_PROMPT, TASK } from '../../test/helpers/agent-conversation.js';
+import { playback, tools } from '../../test/helpers/langchain-playback.js';
 import { recordedReplay } from '../../test/helpers/replay.js';
-import { assistantMessage, systemMessage, toolMessage, userMessage, type Message } from '../core/messages.js';
 import { checkPairing } from '../core/pairing.js';
 import { createTokenCounter, type TokenCounter } from '../core/tokens.js';
 import { compactionMiddleware } from './langchain.js';
@@ -22,44 +20,6 @@ beforeAll(async () => {
   counter = await createTokenCounter('o200k_base');
 });
 
-/** What the model received, in ctxbench's model. */
-function received(messages: readonly BaseMessage[]): Message[] {
-  return messages.map((m, i) => {
-    const id = `p${i}`;
-    if (m.type === 'system') return systemMessage({ id, content: m.text });
-    if (m.type === 'human') return userMessage({ id, content: m.text });
-    if (m.type === 'ai') return assistantMessage({ id, content: m.text, toolCalls: ((m as AIMessage).tool_calls ?? []).map((c) => ({ id: c.id!, name: c.name, arguments: JSON.stringify(c.args) })) });
-    const result = m as unknown as { tool_call_id: string; name?: string };
-    return toolMessage({ id, toolCallId: result.tool_call_id, name: result.name ?? '', content: m.text });
-  });
-}
-
-/** LangChain's fake model playing `played` back, a turn a call, reporting ctxbench's count of what it received. */
-function playback(played: readonly PlayedTurn[]): { model: ReturnType<typeof fakeModel>; prompts: Message[][] } {
-  const prompts: Message[][] = [];
-  const model = fakeModel();
-  for (const turn of played) {
-    model.respond((messages) => {
-      const context = received(messages);
-      prompts.push(context);
-      return new AIMessage({
-        content: turn.text,
-        tool_calls: turn.calls.map((c) => ({ id: c.id, name: c.name, args: c.input, type: 'tool_call' as const })),
-        usage_metadata: { input_tokens: counter.countContext(context), output_tokens: 0, total_tokens: counter.countContext(context) },
-      });
-    });
-  }
-  return { model, prompts };
-}
-
-/** The tools, each returning the recorded output of the call it gets. */
-function tools(played: readonly PlayedTurn[]) {
-  const outputs = new Map(played.flatMap((t) => t.calls.map((c) => [c.id, c.output] as const)));
-  return TOOL_NAMES.map((name) =>
-    tool(async (_input: Record<string, unknown>, config: { toolCall?: { id?: string } }) => outputs.get(config.toolCall!.id!)!, { name, description: name, schema: z.looseObject({}) }),
-  );
-}
-
 const PLAYED = agentConversation(60);
 
 describe('compactionMiddleware (ctxbench/langchain) in createAgent', () => {
@@ -69,7 +29,7 @@ describe('compactionMiddleware (ctxbench/langchain) in createAgent', () => {
     ['offload', 48_000],
   ])('%s', (name, window) => {
     it(`a ${PLAYED.length}-call agent loop: every call's messages are compacted, well-paired, and what bench run sends`, async () => {
-      const { model, prompts } = playback(PLAYED);
+      const { model, prompts } = playback(PLAYED, counter);
       const kinds = new Set<string>();
       const middleware = compactionMiddleware({ strategy: name, window, onStep: ({ events }) => events.forEach((e) => kinds.add(e.kind)) });
       const agent = createAgent({ model, tools: tools(PLAYED), systemPrompt: SYSTEM_PROMPT, middleware: [middleware] });
@@ -95,7 +55,7 @@ describe('compactionMiddleware (ctxbench/langchain) in createAgent', () => {
 
   it('writes summaries with the llm it is given, in LangChain messages', async () => {
     const asked: BaseMessage[][] = [];
-    const { model, prompts } = playback(PLAYED);
+    const { model, prompts } = playback(PLAYED, counter);
     const middleware = compactionMiddleware({ strategy: 'summarization', window: 16_000, llm: async (messages) => (asked.push(messages), 'SUMMARY: modules 0 to 40 fixed.') });
     await createAgent({ model, tools: tools(PLAYED), systemPrompt: SYSTEM_PROMPT, middleware: [middleware] }).invoke({ messages: [new HumanMessage(TASK)] }, { recursionLimit: 1000 });
     expect(asked.length).toBeGreaterThan(0);
@@ -105,7 +65,7 @@ describe('compactionMiddleware (ctxbench/langchain) in createAgent', () => {
   });
 
   it('fails the model call, naming the message, on a conversation that breaks tool-call pairing', async () => {
-    const { model } = playback(PLAYED);
+    const { model } = playback(PLAYED, counter);
     const agent = createAgent({ model, tools: tools(PLAYED), middleware: [compactionMiddleware({ strategy: 'masking', window: 16_000 })] });
     const orphan = { role: 'tool', content: '?', tool_call_id: 'nowhere' };
     const error = await agent.invoke({ messages: [new HumanMessage(TASK), orphan] }).catch((e: unknown) => e);
