@@ -88,6 +88,23 @@ describe('architecture', () => {
     expect(cycles).toEqual([]);
   });
 
+  it("loads the agent frameworks (optional peer dependencies) only from their adapters' own entries", () => {
+    const framework = /^(ai|langchain|@langchain\/[^/]+)(\/|$)/;
+    const importers = [...graph.keys()].filter((file) => ts.preProcessFile(readFileSync(file, 'utf8'), true, true).importedFiles.some((f) => framework.test(f.fileName)));
+    expect(importers.map(rel).sort()).toEqual(['adapters/ai-sdk.ts', 'adapters/langchain.ts']);
+    // The AI SDK's types only: its adapter needs no `ai` at run time.
+    expect(readFileSync(path.join(SRC, 'adapters/ai-sdk.ts'), 'utf8')).toMatch(/^import type \{[^}]*\} from 'ai';$/m);
+    // `import 'ctxbench'` reaches neither entry.
+    const reached = new Set<string>();
+    const reach = (file: string): void => {
+      if (reached.has(file)) return;
+      reached.add(file);
+      graph.get(file)?.forEach(reach);
+    };
+    reach(path.join(SRC, 'sdk/index.ts'));
+    expect([...reached].map(rel).filter((file) => importers.map(rel).includes(file))).toEqual([]);
+  });
+
   it('reads the imports it checks (a relative import that resolves nowhere is a typo here)', () => {
     const missing = [...graph].flatMap(([file, imports]) => imports.filter((target) => !graph.has(target)).map((target) => `${rel(file)} -> ${rel(target)}`));
     expect(missing).toEqual([]);
