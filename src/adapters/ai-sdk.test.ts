@@ -4,7 +4,8 @@
  * model receives each step must be compacted, well-paired, and what `bench run`'s replay of the same
  * conversation sends, step by step.
  */
-import { generateText, stepCountIs, type ModelMessage } from 'ai';
+import { generateText, jsonSchema, stepCountIs, tool, type ModelMessage } from 'ai';
+import { MockLanguageModelV3 } from 'ai/test';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { agentConversation, conversationScenario, plain, SYSTEM_PROMPT, TASK, type Plain } from '../../test/helpers/agent-conversation.js';
 import { playback, tools } from '../../test/helpers/ai-sdk-playback.js';
@@ -22,6 +23,16 @@ beforeAll(async () => {
 });
 
 const START: ModelMessage[] = [{ role: 'user', content: TASK }];
+
+type Generated = Exclude<ConstructorParameters<typeof MockLanguageModelV3>[0], undefined>['doGenerate'];
+/** One answer of the mock model: `content`, ending as `reason` says. */
+const finish = (reason: 'stop' | 'tool-calls', content: unknown[]) =>
+  ({
+    content,
+    finishReason: { unified: reason, raw: undefined },
+    usage: { inputTokens: { total: undefined, noCache: undefined, cacheRead: undefined, cacheWrite: undefined }, outputTokens: { total: undefined, text: undefined, reasoning: undefined } },
+    warnings: [],
+  }) as Extract<Generated, { content: unknown }>;
 
 const PLAYED = agentConversation(60);
 const WINDOW = 16_000;
@@ -53,6 +64,14 @@ describe('compactSteps (ctxbench/ai-sdk) as prepareStep in generateText', () => 
       expect(prompts.at(-1)!.length).toBeLessThan(history);
       expect([...kinds].filter((k) => k !== 'warning')).not.toEqual([]);
     });
+  });
+
+  it('is a prepareStep for a tool set of any type (typed tools, as users write them)', async () => {
+    const bash = tool({ inputSchema: jsonSchema<{ command: string }>({ type: 'object' }), execute: async ({ command }) => `ran ${command}` });
+    const model = new MockLanguageModelV3({ doGenerate: [finish('tool-calls', [{ type: 'tool-call', toolCallId: 'c1', toolName: 'bash', input: '{"command":"ls"}' }]), finish('stop', [{ type: 'text', text: 'Done.' }])] });
+    const { text, steps } = await generateText({ model, tools: { bash }, messages: START, prepareStep: compactSteps({ strategy: 'masking', window: 1000 }), stopWhen: stepCountIs(5) });
+    expect([text, steps.length]).toEqual(['Done.', 2]);
+    expect(model.doGenerateCalls[1]!.prompt.map((m) => m.role)).toEqual(['user', 'assistant', 'tool']);
   });
 
   it("keeps the SDK's own message objects for what the strategy left as it was", async () => {
@@ -96,7 +115,7 @@ describe('compactSteps (ctxbench/ai-sdk) as prepareStep in generateText', () => 
   it('refuses a conversation that breaks tool-call pairing, naming the message', async () => {
     const prepareStep = compactSteps({ strategy: 'masking', window: WINDOW });
     const messages: ModelMessage[] = [...START, { role: 'tool', content: [{ type: 'tool-result', toolCallId: 'nowhere', toolName: 'bash', output: { type: 'text', value: '?' } }] }];
-    const error = await Promise.resolve(prepareStep({ steps: [], stepNumber: 0, model: 'm', messages, experimental_context: undefined })).catch((e: unknown) => e);
+    const error = await Promise.resolve(prepareStep({ steps: [], stepNumber: 0, messages })).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(CtxbenchError);
     expect((error as Error).message).toMatch(/^messages\[1\]\.content\[0\]: breaks tool-call pairing, which no model accepts: unmatched_tool_result/);
   });

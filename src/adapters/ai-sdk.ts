@@ -9,7 +9,7 @@
  *
  * The `ai` package is a peer dependency: this module uses its types only.
  */
-import type { ModelMessage, PrepareStepFunction, ToolCallPart, ToolModelMessage, ToolResultPart } from 'ai';
+import type { ModelMessage, ToolCallPart, ToolModelMessage, ToolResultPart } from 'ai';
 import { CtxbenchError } from '../core/errors.js';
 import { assistantMessage, systemMessage, toolMessage, userMessage, type Message, type ToolCall } from '../core/messages.js';
 import type { OffloadStore } from '../core/offload-store.js';
@@ -33,8 +33,15 @@ export interface AiSdkCompactionOptions<P extends Params = Params> extends Compa
   readonly onStep?: (step: { readonly stepNumber: number; readonly events: readonly { kind: string; detail: string; step: number }[]; readonly tokens: number }) => void;
 }
 
-/** A `prepareStep` that compacts every step's messages, and the run's offload store. */
-export type CompactingPrepareStep = PrepareStepFunction & { readonly files: OffloadStore };
+/** What a compacting `prepareStep` reads of the SDK's step options: any tool set's options are these. */
+export interface PrepareStepInput {
+  readonly steps: readonly { readonly usage: { readonly inputTokens: number | undefined; readonly outputTokens: number | undefined } }[];
+  readonly stepNumber: number;
+  readonly messages: ModelMessage[];
+}
+
+/** A `prepareStep` (for `generateText` / `streamText` with any tools) that compacts every step's messages, and the run's offload store. */
+export type CompactingPrepareStep = ((options: PrepareStepInput) => Promise<{ messages: ModelMessage[]; system?: string }>) & { readonly files: OffloadStore };
 
 type Part<M extends ModelMessage> = Exclude<M['content'], string>[number];
 type ToolPart = ToolModelMessage['content'][number];
@@ -170,7 +177,7 @@ export function compactSteps<P extends Params>(options: AiSdkCompactionOptions<P
   let history: ReadHistory<ModelMessage> | undefined; // the conversation of the step being prepared
   const { llm, onStep } = options;
   const run = createCompactionRun(options, llm && ((request) => llm(toModelMessages(history!, request.messages), { purpose: request.purpose })));
-  const prepareStep = async ({ steps, stepNumber, messages }: Parameters<PrepareStepFunction>[0]) => {
+  const prepareStep = async ({ steps, stepNumber, messages }: PrepareStepInput) => {
     history = read(system ? [system, ...messages] : messages);
     const usage = steps.at(-1)?.usage;
     const step = await run.step({
