@@ -174,6 +174,24 @@ describe('createCompactionRun', () => {
       expect(await code(createCompactionRun({ strategy, window: 1000 }).step({ history: TASK }))).toBe('STRATEGY_INVALID: strategy empty-handed returned no message list at step 0');
     });
 
+    it.each(['beforeRequest', 'afterResponse'] as const)('an error names a strategy that throws in %s, and the step', async (hook) => {
+      const fail = (): never => {
+        throw new TypeError("Cannot read properties of undefined (reading 'content')");
+      };
+      const strategy = defineStrategy({
+        name: 'thrower',
+        summary: '-',
+        create: () => ({
+          beforeRequest: ({ messages, step }) => (hook === 'beforeRequest' && step === 1 ? fail() : { messages }),
+          afterResponse: () => (hook === 'afterResponse' ? fail() : undefined),
+        }),
+      });
+      const run = createCompactionRun({ strategy, window: 100_000 });
+      await run.step({ history: TASK });
+      const at = hook === 'beforeRequest' ? 1 : 0; // afterResponse answers the previous request's response
+      expect(await code(run.step({ history: [...TASK, ...ROUND_1] }))).toBe(`STRATEGY_INVALID: strategy thrower threw in ${hook} at step ${at}: Cannot read properties of undefined (reading 'content')`);
+    });
+
     it("a strategy's stop stops the agent, with its reason", async () => {
       const run = createCompactionRun({ strategy: 'masking', params: { autoRestart: false }, window: 120 });
       const windDown = await run.step({ history: [...TASK, ...ROUND_1] });

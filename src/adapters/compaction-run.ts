@@ -159,6 +159,16 @@ function malformed(messages: unknown): string | undefined {
   return bad < 0 ? undefined : `returned a malformed message at [${bad}]`;
 }
 
+/** Runs a strategy's hook: what it throws (a bug of the strategy's) becomes one line naming the strategy, the hook and the step. */
+async function callHook<T>(strategy: string, hook: string, step: number, call: () => T | Promise<T>): Promise<T> {
+  try {
+    return await call();
+  } catch (error) {
+    if (error instanceof CtxbenchError) throw error;
+    throw new CtxbenchError('STRATEGY_INVALID', `strategy ${strategy} threw in ${hook} at step ${step}: ${error instanceof Error ? error.message : String(error)}`);
+  }
+}
+
 /**
  * A run of `settings.strategy` for one agent conversation. `answer` writes the strategy's summaries
  * and checkpoints (default: none, and such a request fails: the strategy takes its fallback path).
@@ -170,6 +180,7 @@ export function createCompactionRun<P extends Params>(settings: CompactionSettin
   const name = chosen.strategy.name;
   let counter: TokenCounter | undefined;
   const files = createOffloadStore();
+  const guarded = <T>(hook: string, step: number, call: () => T | Promise<T>): Promise<T> => callHook(name, hook, step, call);
 
   // The run's state: a new conversation resets it.
   let run: StrategyRun;
@@ -223,7 +234,7 @@ export function createCompactionRun<P extends Params>(settings: CompactionSettin
         };
         requestStep = step - 1;
         const decision = response
-          ? await run.afterResponse?.({ messages: sent, sent, response, usage: used, step: requestStep, session, sessionSteps, window, counter, systemPrompt, llm, files })
+          ? await guarded('afterResponse', requestStep, () => run.afterResponse?.({ messages: sent!, sent: sent!, response, usage: used, step: requestStep, session, sessionSteps, window, counter: counter!, systemPrompt, llm, files }))
           : undefined;
         if (decision) {
           record(decision.events);
@@ -249,7 +260,7 @@ export function createCompactionRun<P extends Params>(settings: CompactionSettin
         throw new CtxbenchError('MESSAGES_INVALID', `${where}: breaks tool-call pairing, which no model accepts: ${firstViolation(broken)}`);
       }
 
-      const plan = await run.beforeRequest({ messages, step, session, sessionSteps, window, counter, last, systemPrompt, appendedFrom, llm, files });
+      const plan = await guarded('beforeRequest', step, () => run.beforeRequest({ messages, step, session, sessionSteps, window, counter: counter!, last, systemPrompt, appendedFrom, llm, files }));
       const problem = malformed(plan?.messages);
       if (problem) throw new CtxbenchError('STRATEGY_INVALID', `strategy ${name} ${problem} at step ${step}`);
       if (plan.newSession) [session, sessionSteps] = [session + 1, 0];
