@@ -5,6 +5,7 @@
 import path from 'node:path';
 import { Command, Option } from 'commander';
 import { DEFAULT_ENCODING } from '../core/tokens.js';
+import { DEFAULT_REREAD_CAPS } from '../core/run-records.js';
 import { DEFAULT_CACHE_DIR, LIVE_CONCURRENCY, OLLAMA_DEFAULT_HOST, OPENAI_DEFAULT_BASE_URL } from '../llm/defaults.js';
 import { MOCK_DEFAULTS } from '../llm/mock.js';
 import { RETRY_DEFAULTS } from '../llm/retry.js';
@@ -242,6 +243,9 @@ function matrixOptions(command: Command): Command {
     .option('--base-url <url>', `OpenAI-compatible base URL (default: OPENAI_BASE_URL, then ${OPENAI_DEFAULT_BASE_URL}); key from OPENAI_API_KEY`)
     .option('--live <mode>', 'live backends: "measure" asks one output token per step (the recorded turn is replayed anyway), "full" lets the model answer', 'measure')
     .option('--probes <how>', 'how probes are graded: "ask" puts each probe question to the model and passes it when the answer holds the fact; "context" checks the fact is in the context sent; "auto": ask on live backends, context with the mock', 'auto')
+    .option('--replay <mode>', '"forced": every recorded turn is replayed whatever the context lost (teacher forcing); "reactive": before a turn, the agent re-reads what it uses that the context lost (an offloaded file, else the recorded tool call again), as extra billed steps', 'forced')
+    .option('--max-rereads-per-turn <n>', 'reactive replay: re-reads before one recorded turn, at most', String(DEFAULT_REREAD_CAPS.perTurn))
+    .option('--max-rereads-per-run <n>', 'reactive replay: re-reads in one run, at most', String(DEFAULT_REREAD_CAPS.perRun))
     .option('--no-cache', 'live backends: send every request, without the record/replay cache')
     .option('--cache-dir <dir>', `record/replay cache folder (default: ${DEFAULT_CACHE_DIR})`)
     .option('--timeout <seconds>', `live backends: per-request timeout (default ${RETRY_DEFAULTS.timeoutMs / 1000})`)

@@ -19,6 +19,8 @@ const RUN: RunMetrics = {
   probesTotal: 10,
   referencePresent: 90,
   referenceTotal: 100,
+  rereads: null,
+  rereadInputTokens: null,
   costUsd: 3,
 };
 const run = (patch: Partial<RunMetrics> = {}): RunMetrics => ({ ...RUN, ...patch });
@@ -39,6 +41,7 @@ const CONFIG: RunConfiguration = {
   calibrationOverhead: null,
   priceModel: 'gemini-3-pro-preview',
   scenarioDigest: 'a'.repeat(64),
+  replay: 'forced',
 };
 const config = (patch: Partial<RunConfiguration> = {}): RunConfiguration => ({ ...CONFIG, ...patch });
 /** Every key with the same metrics; configurations per key from `before` and `after` (CONFIG when absent). */
@@ -176,6 +179,7 @@ describe('configuration changes', () => {
       calibrationOverhead: null,
       priceModel: sample!.config.priceModel,
       scenarioDigest: null,
+      replay: 'forced',
     });
   });
 
