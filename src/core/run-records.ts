@@ -208,6 +208,9 @@ export interface RunSummary {
   readonly recovery?: RecoveryCounts | undefined;
 }
 
+/** The purpose of a reactive replay's re-read request: billed and counted, apart from the recorded turns and the helper calls. */
+export const REREAD_PURPOSE = 'reread';
+
 /** What forgetting cost a reactive replay (runner/recovery.ts). */
 export interface RecoveryCounts {
   /** Requests the agent made to get back what the next recorded turn used (extra steps). */

@@ -347,7 +347,7 @@ describe('baseline file', () => {
   it('round-trips, each run’s configuration first', () => {
     const text = serializeBaseline(baseline);
     expect(parseBaseline(text, 'b.json')).toEqual(baseline);
-    expect(Object.keys(JSON.parse(text).runs['raw|a'])).toEqual(['config', 'status', 'steps', 'inputTokens', 'outputTokens', 'overheadTokens', 'cachedInputTokens', 'peakContextPct', 'probesPassed', 'probesTotal', 'referencePresent', 'referenceTotal', 'costUsd']);
+    expect(Object.keys(JSON.parse(text).runs['raw|a'])).toEqual(['config', 'status', 'steps', 'inputTokens', 'outputTokens', 'overheadTokens', 'cachedInputTokens', 'peakContextPct', 'probesPassed', 'probesTotal', 'referencePresent', 'referenceTotal', 'rereads', 'rereadInputTokens', 'costUsd']);
   });
 
   it('reads a format 1 file, which keeps no configurations', () => {

@@ -14,9 +14,6 @@ export type Exchange = Pick<Turn, 'assistant' | 'after'>;
 import { checkNeeds, describeRecovery, recoveryTurn, type Recovery } from './recovery.js';
 import type { RunLog } from './run-log.js';
 
-/** The purpose of a re-read request: billed and counted, apart from the recorded turns and the helper calls. */
-export const REREAD_PURPOSE = 'reread';
-
 /** Sources depend on the scenario only: computed once, shared by every strategy's run. */
 const sourceCache = new WeakMap<Scenario, ReadonlyMap<string, ReferenceSource>>();
 function sourcesOf(scenario: Scenario): ReadonlyMap<string, ReferenceSource> {

@@ -10,7 +10,7 @@ import { createMockBackend } from '../llm/mock.js';
 import { rawStrategy } from '../strategies/raw.js';
 import { scenarioOf, sweScenarioMessages } from '../../test/helpers/history.js';
 import type { Scenario } from '../scenarios/scenario.js';
-import { REREAD_PURPOSE } from './reactive-agent.js';
+import { REREAD_PURPOSE } from '../core/run-records.js';
 import { replayScenario } from './replay.js';
 import { searchExcerpt, WHOLE_READ_CHARS } from './recovery.js';
 

@@ -12,7 +12,7 @@
 import type { ChatResponse, Usage } from '../core/backend.js';
 import type { Message } from '../core/messages.js';
 import { createOffloadStore } from '../core/offload-store.js';
-import type { ProbeRecord, RunResult, RunStatus } from '../core/run-records.js';
+import { REREAD_PURPOSE, type ProbeRecord, type RunResult, type RunStatus } from '../core/run-records.js';
 import type { LastRequest } from '../core/strategy.js';
 import { suspectTruncation } from '../llm/truncation.js';
 import { judgeProbe } from '../metrics/probe-verdict.js';
@@ -20,7 +20,7 @@ import { sharedPrefixTokens } from '../metrics/prompt-cache.js';
 import { presentInContext, referenceTargets } from '../metrics/reference-recall.js';
 import { prelude, turns, type Scenario } from '../scenarios/scenario.js';
 import { createAdmit } from './admit.js';
-import { createReactiveAgent, REREAD_PURPOSE, type Exchange } from './reactive-agent.js';
+import { createReactiveAgent, type Exchange } from './reactive-agent.js';
 import { auxiliaryLlm, probeAsker } from './aux-llm.js';
 import { runConfig, type ReplayOptions } from './run-config.js';
 import { RunEnded, RunLog } from './run-log.js';

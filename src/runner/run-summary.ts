@@ -4,10 +4,9 @@
  */
 import { PROBE_PURPOSE } from '../core/probe-question.js';
 import { runId, runLabel } from '../core/run-names.js';
-import type { ProbeRecord, RecoveryCounts, RunConfig, RunResult, RunStatus } from '../core/run-records.js';
+import { REREAD_PURPOSE, type ProbeRecord, type RecoveryCounts, type RunConfig, type RunResult, type RunStatus } from '../core/run-records.js';
 import { costUsd, priceFor } from '../metrics/cost.js';
 import type { Scenario } from '../scenarios/scenario.js';
-import { REREAD_PURPOSE } from './reactive-agent.js';
 import type { RunLog } from './run-log.js';
 import { compareUsage } from './usage-comparison.js';
 
