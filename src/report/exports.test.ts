@@ -77,6 +77,15 @@ describe('reportJson', () => {
     expect(json.baseline).toBeNull();
   });
 
+  it('regression: carries every number the summary tables print (bench run --json gives the same), a failed run\'s step and reason', () => {
+    const raw = json.configurations[0];
+    expect(raw).toMatchObject({ steps: expect.any(Number), totalSteps: expect.any(Number), sessions: expect.any(Number), truncated: 0, probesAnswered: false });
+    expect(raw.peakContextPct).toBeGreaterThanOrEqual(raw.meanPeakContextPct);
+    expect(Object.keys(raw.recallByOutcome)).toEqual(['resolved', 'unresolved']);
+    expect(json.runs[3]).toMatchObject({ failedStep: 5, failure: expect.any(String), totalSteps: runs[3]!.summary.totalSteps, sessions: runs[3]!.summary.sessions });
+    expect(json.runs[1]).toMatchObject({ failedStep: null, failure: null, outcome: runs[1]!.config.outcome ?? null });
+  });
+
   it('gives unknown cache hits (a live provider that reports none) as null, in a configuration and in a run (format 3)', () => {
     const unknown = runs.map((r) => (r.config.strategy === 'codex' ? { ...r, summary: { ...r.summary, cachedInputTokens: undefined } } : r));
     const out = JSON.parse(reportJson(unknown, meta));
