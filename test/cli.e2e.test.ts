@@ -32,13 +32,15 @@ describe('bench run (the README main job)', () => {
   });
 
   it('reports the token-count error against the recorded provider usage', () => {
-    // Before and after the per-model correction fitted on that usage (issue 4: about 14% -> about 3%).
-    const fit = /Token calibration: gemini-3-pro-preview x(\d\.\d+), fitted on (\d+) recorded requests: mean error (-\d+\.\d)% -> [+-]\d+\.\d%, mean absolute (\d+\.\d)% -> (\d+\.\d)%/.exec(main.stdout);
+    // Before and after the per-model correction fitted on that usage (issue 4: about 14% -> about 3%), in
+    // sample and out of sample (issue 14: each scenario's requests estimated by the fit on the others).
+    const fit = /Token calibration: gemini-3-pro-preview x(\d\.\d+), fitted on (\d+) recorded requests of 4 scenarios: mean error (-\d+\.\d)% -> [+-]\d+\.\d%, mean absolute (\d+\.\d)% -> (\d+\.\d)% in sample, (\d+\.\d)% out of sample/.exec(main.stdout);
     expect(fit).not.toBeNull();
-    const [, factor, , signedBefore, , absAfter] = fit!.map(Number);
+    const [, factor, , signedBefore, , absAfter, outOfSample] = fit!.map(Number);
     expect(factor).toBeGreaterThan(1.1);
     expect(signedBefore).toBeLessThan(-10);
     expect(absAfter).toBeLessThan(4);
+    expect(outOfSample).toBeLessThan(5);
     expect(main.stdout).toMatch(/Replayed token counts vs recorded provider usage \(o200k_base, calibrated, raw replay, \d+ steps of \d+ scenarios\): mean absolute error \d+\.\d%/);
   });
 
@@ -137,6 +139,9 @@ describe('bench subcommands', () => {
     expect(r.stdout).toContain('--param masking.carryoverTurns=5');
     for (const name of STRATEGY_NAMES) expect(r.stdout).toMatch(new RegExp(`^${name}( \\(seed \\d+\\))?: `, 'm'));
     for (const name of PRESET_NAMES) expect(r.stdout).toMatch(new RegExp(`^${name} = `, 'm'));
+    // Each preset says where it comes from and what of its source it does not reproduce.
+    expect(r.stdout.match(/^ {2}Source: /gm)).toHaveLength(PRESET_NAMES.length);
+    expect(r.stdout.match(/^ {2}Not reproduced: /gm)).toHaveLength(PRESET_NAMES.length);
   });
 
   it('scenarios list shows the bundled scenarios', () => {

@@ -33,8 +33,8 @@ describe('events carry the messages they touched and the text a strategy wrote',
     ['checkpoint-restart', 'checkpoint'],
     ['continuation', 'continuation'],
   ] as const)('%s: every %s event keeps its text', async (name, kind) => {
-    // At 8k the checkpoint request itself would not fit: the strategy's fallback, without a checkpoint.
-    const events = ofKind(await replay(name, 16_000), kind);
+    // Below 18k the checkpoint request, or its answer, would not fit: the strategy's fallback, without a checkpoint.
+    const events = ofKind(await replay(name, 18_000), kind);
     expect(events.length).toBeGreaterThan(0);
     for (const e of events) expect(e.text?.trim().length).toBeGreaterThan(20);
   });

@@ -260,6 +260,8 @@ function matrixOptions(command: Command): Command {
     .option('--mock-summary-tokens <n>', 'mock LLM: longest summary or checkpoint, in tokens', String(MOCK_DEFAULTS.summaryTokens))
     .option('--mock-seed <n>', 'mock LLM: seed of the recall draw', String(MOCK_DEFAULTS.seed))
     .option('--no-calibrate', 'count tokens with the tokenizer as is, without the per-model correction fitted on recorded provider usage')
+    .option('--calibration <file.json>', 'apply the token calibrations of this file (see --save-calibration) instead of fitting them; models it lacks are counted uncalibrated')
+    .option('--save-calibration <file.json>', 'write the token calibration the runs used as a calibration file (for --calibration)')
     .option('--price-model <name>', "price every run at this model's list prices (default: the mock: each scenario's model; live: the backend's model, an Ollama one local at $0)")
     .option('--shard <i/n>', 'run only shard i of n of the matrix (1-based; the same split on every machine); merge the shards\' --db files with `bench merge`')
     .option('--batch-id <id>', 'store the runs under this batch id (default: a new one per run; for --shard, one derived from the matrix, the same in every shard)')

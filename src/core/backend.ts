@@ -4,11 +4,17 @@
  */
 import type { AssistantMessage, Message } from './messages.js';
 import type { Params } from './params.js';
+import type { ToolDefinition } from './tools.js';
 
 export interface ChatRequest {
   readonly messages: readonly Message[];
   /** "agent" for replayed turns; auxiliary calls (summaries, checkpoints) name their purpose. */
   readonly purpose: string;
+  /**
+   * The tool definitions the request declares (the scenario's; tools.ts sendsTools says which requests
+   * send them). Live backends send them; without them they declare the tools the context names.
+   */
+  readonly tools?: readonly ToolDefinition[] | undefined;
   /** The recorded turn at this step: the mock replays it; live backends ignore it. */
   readonly recorded?: AssistantMessage | undefined;
   /**

@@ -17,6 +17,8 @@ export type ErrorCode =
   /** An output path that cannot be created, or whose write would replace an input or a file of another kind. */
   | 'OUTPUT_INVALID'
   | 'BASELINE_INVALID'
+  /** A --calibration file that is not a ctxbench calibration. */
+  | 'CALIBRATION_INVALID'
   | 'BACKEND_UNREACHABLE'
   | 'WORKER_FAILED'
   | 'INTERRUPTED'

@@ -50,6 +50,8 @@ export interface RunConfig {
   readonly encoding: Encoding;
   /** The factor local counts were scaled by to match the provider's (token calibration), if any. */
   readonly calibrationFactor?: number | undefined;
+  /** The tokens the calibration adds to every request, if any (0 or undefined: the factor alone). */
+  readonly calibrationOverhead?: number | undefined;
   /**
    * The model whose prices the cost uses: --price-model, else a live backend's (its model; `local`,
    * LOCAL_PRICE_MODEL, for Ollama: $0), else the scenario's (the mock).
@@ -235,15 +237,25 @@ export interface BatchInfo {
   readonly gitSha?: string | undefined;
 }
 
-/** A token calibration factor a batch counted one model's tokens with (fitted as metrics/calibration.ts says). */
+/** Where a batch's calibration of a model came from: fitted on its scenarios, built in, or a --calibration file. */
+export type CalibrationSource = 'fitted' | 'built-in' | 'file';
+
+/** The token calibration a batch counted one model's tokens with (metrics/calibration.ts). */
 export interface CalibrationRecord {
   readonly batchId: string;
+  /** The model as the registry resolves it. */
   readonly model: string;
   readonly encoding: string;
   readonly factor: number;
-  /** Recorded requests it was fitted on: 0 for a factor fitted earlier, on other trajectories. */
+  /** Tokens added to every request (0: the factor alone). */
+  readonly overhead: number;
+  readonly source: CalibrationSource;
+  /** Recorded requests, and their scenarios, the errors are over: fitted on them, or (stored) checked on them; 0 when none. */
   readonly samples: number;
-  /** Errors of the unscaled and the scaled local counts on those requests; zeros for a factor fitted earlier. */
-  readonly before: PctErrors;
-  readonly after: PctErrors;
+  readonly scenarios: number;
+  /** Errors of the uncalibrated and calibrated counts on those requests (in sample when fitted); undefined without any. */
+  readonly before?: PctErrors | undefined;
+  readonly after?: PctErrors | undefined;
+  /** Fitted: the errors out of sample (each scenario's requests estimated by a fit on other scenarios). */
+  readonly outOfSample?: PctErrors | undefined;
 }

@@ -7,6 +7,7 @@ import {
   charsPerFour,
   contextCounting,
   counterFrom,
+  countRequest,
   createTokenCounter,
   ENCODINGS,
   MAX_RUN_CHARS,
@@ -14,8 +15,10 @@ import {
   PER_MESSAGE_TOKENS,
   PER_TOOL_CALL_TOKENS,
   runCuts,
+  withTools,
   type TokenCounter,
 } from './tokens.js';
+import { toolsText, type ToolDefinition } from './tools.js';
 
 // ---------------------------------------------------------------------------------------------------
 // Named fixtures.
@@ -337,6 +340,47 @@ describe('tokens', () => {
         countContext([...history, EMPTY_USER]);
         expect(lookups).toBe(1);
       });
+    });
+  });
+
+  describe('tool definitions (withTools, countRequest)', () => {
+    const TOOLS: readonly ToolDefinition[] = [
+      { name: 'bash', description: 'Run a shell command.', parameters: { type: 'object', properties: { command: { type: 'string' } }, required: ['command'] } },
+      { name: 'finish' },
+    ];
+    const SUMMARY_REQUEST = [SYSTEM, userMessage({ id: 's0', content: 'Summarize: the agent read src/add.ts.' })];
+
+    it('a counter has no tool tokens of its own', () => {
+      expect(o200k.toolTokens).toBe(0);
+      expect(withTools(o200k, undefined)).toBe(o200k);
+      expect(withTools(o200k, [])).toBe(o200k);
+    });
+
+    it('adds the definitions text to every context, counted once for the counter (a fixed cost per request)', () => {
+      const { counter, seen } = spyCounter();
+      const tooled = withTools(counter, TOOLS);
+      const tools = charsPerFour(toolsText(TOOLS));
+      expect(seen).toEqual([toolsText(TOOLS)]);
+      expect(tooled.toolTokens).toBe(tools);
+      expect(tooled.countContext([])).toBe(PER_CONTEXT_TOKENS + tools);
+      expect(tooled.countContext(CONTEXT)).toBe(counter.countContext(CONTEXT) + tools);
+      tooled.countContext([...CONTEXT, EMPTY_USER]);
+      expect(seen.filter((text) => text === toolsText(TOOLS))).toHaveLength(1);
+      expect(tooled.countMessage(TASK)).toBe(counter.countMessage(TASK));
+    });
+
+    it('the text is each definition as JSON {name, description, parameters}, absent fields left out', () => {
+      expect(toolsText(TOOLS)).toBe(
+        '{"name":"bash","description":"Run a shell command.","parameters":{"type":"object","properties":{"command":{"type":"string"}},"required":["command"]}}\n{"name":"finish"}',
+      );
+    });
+
+    it('counts the tools in agent requests and in any request holding tool calls or results; a plain-text summary request sends none', () => {
+      const tooled = withTools(o200k, TOOLS);
+      expect(countRequest(tooled, [SYSTEM, TASK], 'agent')).toBe(o200k.countContext([SYSTEM, TASK]) + tooled.toolTokens);
+      expect(countRequest(tooled, [...CONTEXT, SUMMARY_REQUEST[1]!], 'summary')).toBe(tooled.countContext([...CONTEXT, SUMMARY_REQUEST[1]!]));
+      expect(countRequest(tooled, SUMMARY_REQUEST, 'summary')).toBe(o200k.countContext(SUMMARY_REQUEST));
+      expect(countRequest(o200k, SUMMARY_REQUEST, 'summary')).toBe(o200k.countContext(SUMMARY_REQUEST));
     });
   });
 });

@@ -6,6 +6,7 @@
  * instead of copying), so a replay costs one tokenization of its unique content, not one per step.
  */
 import type { Message } from './messages.js';
+import { sendsTools, toolsText, type ToolDefinition } from './tools.js';
 
 export const ENCODINGS = ['o200k_base', 'cl100k_base', 'chars4'] as const;
 export type Encoding = (typeof ENCODINGS)[number];
@@ -25,8 +26,13 @@ export interface TokenCounter {
   countText(text: string): number;
   /** Tokens of one message in a chat request, framing included. Cached per message object. */
   countMessage(message: Message): number;
-  /** Tokens of a whole request: every message plus reply priming. */
+  /** Tokens of a whole request: every message plus reply priming, and the tool definitions (`toolTokens`). */
   countContext(messages: readonly Message[]): number;
+  /**
+   * What the tool definitions add to a request that sends them (see countRequest); 0 for a counter
+   * without tools (withTools gives one with).
+   */
+  readonly toolTokens: number;
   /** How much text was actually tokenized (for the benchmark's "tokenize once" ratio). */
   readonly stats: { texts: number; chars: number };
 }
@@ -134,7 +140,28 @@ export function counterFrom(encoding: Encoding, count: CountFn): TokenCounter {
     cache.set(message, tokens);
     return tokens;
   };
-  return { encoding, countText, countMessage, ...contextCounting(countMessage), stats };
+  return { encoding, countText, countMessage, ...contextCounting(countMessage), toolTokens: 0, stats };
+}
+
+/**
+ * `counter` for the requests of a scenario that declares `tools`: every context it counts includes
+ * their text, counted here once (providers bill the definitions with each request that sends them, a
+ * fixed cost per request). It shares the counter's per-message cache and running totals; without tools
+ * it is the counter itself.
+ */
+export function withTools(counter: TokenCounter, tools: readonly ToolDefinition[] | undefined): TokenCounter {
+  if (tools === undefined || tools.length === 0) return counter;
+  const added = counter.countText(toolsText(tools));
+  return { ...counter, countContext: (messages) => counter.countContext(messages) + added, toolTokens: counter.toolTokens + added };
+}
+
+/**
+ * Tokens of one request as sent: its context, less the tool definitions when it does not send them
+ * (an auxiliary request of plain text: tools.ts sendsTools).
+ */
+export function countRequest(counter: TokenCounter, messages: readonly Message[], purpose: string): number {
+  const tokens = counter.countContext(messages);
+  return sendsTools(messages, purpose) ? tokens : tokens - counter.toolTokens;
 }
 
 /**
@@ -143,9 +170,10 @@ export function counterFrom(encoding: Encoding, count: CountFn): TokenCounter {
  * messages in place (the same objects: the history plus appended turns, or the same with a few
  * edits); the next count then costs a pointer comparison per shared message and a lookup per new
  * one, not a lookup per message. The messages are remembered as they were (not the array, which a
- * caller may change in place), so the totals are always the plain sums.
+ * caller may change in place), so the totals are always the plain sums. `fixedTokens` is what every
+ * request costs besides its messages (default PER_CONTEXT_TOKENS, the reply priming).
  */
-export function contextCounting(countMessage: (message: Message) => number): Pick<TokenCounter, 'countContext'> {
+export function contextCounting(countMessage: (message: Message) => number, fixedTokens = PER_CONTEXT_TOKENS): Pick<TokenCounter, 'countContext'> {
   // Only ever grown, never cut: the first `size` entries are the last context's. (Cutting an array's
   // length gives its memory back, and the next longer context would have to allocate it again.)
   const seen: Message[] = [];
@@ -161,7 +189,7 @@ export function contextCounting(countMessage: (message: Message) => number): Pic
         totals[i + 1] = totals[i]! + countMessage(messages[i]!);
       }
       size = messages.length;
-      return PER_CONTEXT_TOKENS + totals[size]!;
+      return fixedTokens + totals[size]!;
     },
   };
 }

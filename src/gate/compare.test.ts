@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { DEFAULT_TOLERANCES, type RunMetrics, type Tolerances } from '../metrics/run-metrics.js';
 import { parseBaseline, serializeBaseline, type Baseline } from './baseline.js';
 import { compareRuns, gateVerdict, passed, type Comparison, type Finding, type GateFlags } from './compare.js';
-import { runConfiguration, type RunConfiguration } from './configuration.js';
+import { configurationChanges, runConfiguration, runConfigurationSchema, type RunConfiguration } from './configuration.js';
 import { sampleRuns } from '../../test/helpers/report-fixtures.js';
 import { benchmarkJson, formatMarkdown, formatText, type GateOutcome } from './output.js';
 import { parseTolerances } from './tolerances.js';
@@ -36,6 +36,7 @@ const CONFIG: RunConfiguration = {
   backendOptions: { recall: 0.8, summaryTokens: 800, seed: 1 },
   encoding: 'o200k_base',
   calibrationFactor: 1.17,
+  calibrationOverhead: null,
   priceModel: 'gemini-3-pro-preview',
   scenarioDigest: 'a'.repeat(64),
 };
@@ -172,9 +173,17 @@ describe('configuration changes', () => {
       backendOptions: { model: 'qwen2.5-coder:7b', live: 'measure' },
       encoding: sample!.config.encoding,
       calibrationFactor: null,
+      calibrationOverhead: null,
       priceModel: sample!.config.priceModel,
       scenarioDigest: null,
     });
+  });
+
+  it("names a changed calibration overhead; a baseline from before overheads (no field) reads as none, like a factor alone's 0", () => {
+    expect(runConfiguration({ ...sampleRuns()[0]!.config, calibrationFactor: 1.2, calibrationOverhead: 0 }).calibrationOverhead).toBeNull();
+    const old = runConfigurationSchema.parse({ ...CONFIG, calibrationOverhead: undefined });
+    expect(old.calibrationOverhead).toBeNull();
+    expect(configurationChanges('masking|a', old, { ...CONFIG, calibrationOverhead: 519 })).toEqual(['calibrationOverhead none -> 519']);
   });
 
   it('names a changed parameter, window, model, backend setting or scenario content instead of comparing the run', () => {

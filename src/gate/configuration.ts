@@ -19,6 +19,8 @@ export interface RunConfiguration {
   readonly encoding: string;
   /** The token calibration factor; null when the run counted uncalibrated. */
   readonly calibrationFactor: number | null;
+  /** The tokens the calibration adds per request; null when it adds none (or the run is uncalibrated). */
+  readonly calibrationOverhead: number | null;
   readonly priceModel: string;
   /** The scenario's content hash (scenarios/digest.ts); null when the run did not record one. */
   readonly scenarioDigest: string | null;
@@ -36,6 +38,8 @@ export function runConfiguration(config: RunConfig): RunConfiguration {
     backendOptions,
     encoding: config.encoding,
     calibrationFactor: config.calibrationFactor ?? null,
+    // No overhead is what a baseline from before overheads recorded: both read as none.
+    calibrationOverhead: config.calibrationOverhead || null,
     priceModel: config.priceModel,
     scenarioDigest: config.scenarioDigest ?? null,
   };
@@ -52,6 +56,8 @@ export const runConfigurationSchema = z.strictObject({
   backendOptions: params,
   encoding: z.string(),
   calibrationFactor: z.number().positive().nullable(),
+  // Baselines written before calibration had an overhead lack the field: none.
+  calibrationOverhead: z.number().positive().nullable().default(null),
   priceModel: z.string(),
   scenarioDigest: z.string().nullable(),
 }) satisfies z.ZodType<RunConfiguration>;
@@ -83,6 +89,7 @@ export function configurationChanges(key: string, before: RunConfiguration, afte
     ...paramDifferences(after.backend, before.backendOptions, after.backendOptions),
     ...difference('encoding', before.encoding, after.encoding),
     ...difference('calibrationFactor', before.calibrationFactor, after.calibrationFactor),
+    ...difference('calibrationOverhead', before.calibrationOverhead, after.calibrationOverhead),
     ...difference('priceModel', before.priceModel, after.priceModel),
     ...digestDifference(scenarioId, before.scenarioDigest, after.scenarioDigest),
   ];

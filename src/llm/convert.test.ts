@@ -64,14 +64,29 @@ describe('convert', () => {
       expect(toolNamesOf([toolMessage({ id: 't', toolCallId: 'x', name: 'find', content: '' })])).toEqual(['find']);
     });
 
+    const BASH = [EVERY_KIND.find((m) => m.role === 'tool' && m.name === 'bash')!];
+
     it("writes OpenAI's shape: a function accepting any arguments", () => {
-      expect(openAiTools(['bash'])).toEqual([
+      expect(openAiTools({ messages: BASH })).toEqual([
         { type: 'function', function: { name: 'bash', description: 'bash', parameters: { type: 'object', properties: {}, additionalProperties: true } } },
       ]);
     });
 
     it("writes Ollama's shape", () => {
-      expect(ollamaTools(['bash'])).toEqual([{ type: 'function', function: { name: 'bash', description: 'bash', parameters: { type: 'object', properties: {} } } }]);
+      expect(ollamaTools({ messages: BASH })).toEqual([{ type: 'function', function: { name: 'bash', description: 'bash', parameters: { type: 'object', properties: {} } } }]);
+    });
+
+    it("declares the scenario's own definitions when the request carries them, as recorded (no made-up ones)", () => {
+      const tools = [{ name: 'execute_bash', description: 'Run a command.', parameters: { type: 'object', properties: { command: { type: 'string' } }, required: ['command'] } }, { name: 'finish' }];
+      expect(openAiTools({ messages: EVERY_KIND, tools })).toEqual([
+        { type: 'function', function: tools[0] },
+        { type: 'function', function: { name: 'finish' } },
+      ]);
+      expect(ollamaTools({ messages: EVERY_KIND, tools })).toEqual([
+        { type: 'function', function: tools[0] },
+        { type: 'function', function: { name: 'finish' } },
+      ]);
+      expect(openAiTools({ messages: [], tools: [] })).toEqual([]);
     });
   });
 

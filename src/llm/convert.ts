@@ -7,8 +7,9 @@
  * - Ollama has no call ids: a result names its tool (`tool_name`) and answers the calls in order;
  *   arguments are JSON objects both ways. Ids are therefore made up when reading Ollama messages.
  *
- * Scenarios carry no tool schemas, so the tools a request declares are derived from the tool names
- * its context uses: a minimal definition that accepts any arguments.
+ * A request declares the scenario's tool definitions when it carries them; a scenario recorded
+ * without them declares the tool names its context uses, each a minimal definition that accepts any
+ * arguments.
  */
 import type { Message as OllamaMessage, Tool as OllamaTool, ToolCall as OllamaToolCall } from 'ollama';
 import type {
@@ -16,6 +17,8 @@ import type {
   ChatCompletionMessageParam,
   ChatCompletionMessageToolCall,
 } from 'openai/resources/chat/completions';
+import type { ChatRequest } from '../core/backend.js';
+import type { ToolDefinition } from '../core/tools.js';
 import {
   assistantMessage,
   systemMessage,
@@ -35,15 +38,24 @@ export function toolNamesOf(messages: readonly Message[]): string[] {
   return [...names];
 }
 
-const anyArguments = { type: 'object', properties: {}, additionalProperties: true };
+/** The tools a request declares: its own definitions, else one per tool name its context uses, with `anyArguments` as the schema. */
+function declaredTools(request: Pick<ChatRequest, 'messages' | 'tools'>, anyArguments: Record<string, unknown>): readonly ToolDefinition[] {
+  return request.tools ?? toolNamesOf(request.messages).map((name) => ({ name, description: name, parameters: anyArguments }));
+}
 
-export function openAiTools(names: readonly string[]): ChatCompletionFunctionTool[] {
-  return names.map((name) => ({ type: 'function', function: { name, description: name, parameters: anyArguments } }));
+const definition = ({ name, description, parameters }: ToolDefinition) => ({
+  name,
+  ...(description === undefined ? {} : { description }),
+  ...(parameters === undefined ? {} : { parameters }),
+});
+
+export function openAiTools(request: Pick<ChatRequest, 'messages' | 'tools'>): ChatCompletionFunctionTool[] {
+  return declaredTools(request, { type: 'object', properties: {}, additionalProperties: true }).map((tool) => ({ type: 'function', function: definition(tool) }));
 }
 
 /** Ollama's schema type has no `additionalProperties`; its server accepts any arguments anyway. */
-export function ollamaTools(names: readonly string[]): OllamaTool[] {
-  return names.map((name) => ({ type: 'function', function: { name, description: name, parameters: { type: 'object', properties: {} } } }));
+export function ollamaTools(request: Pick<ChatRequest, 'messages' | 'tools'>): OllamaTool[] {
+  return declaredTools(request, { type: 'object', properties: {} }).map((tool) => ({ type: 'function', function: definition(tool) as OllamaTool['function'] }));
 }
 
 // ---------------------------------------------------------------- OpenAI

@@ -3,11 +3,12 @@
  */
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { assistantMessage, systemMessage, toolMessage, userMessage, type Message } from '../core/messages.js';
-import { createTokenCounter, type TokenCounter } from '../core/tokens.js';
+import { createTokenCounter, withTools, type TokenCounter } from '../core/tokens.js';
 import { startModelServer, type RunningServer, type ServerOptions } from '../server/index.js';
 import { createOllamaBackend } from './ollama.js';
 import { suspectTruncation } from './truncation.js';
 import { BackendError, type RetryPolicy } from './retry.js';
+import { toolNamesOf } from './convert.js';
 import type { ChatRequest } from '../core/backend.js';
 import { LOCAL_PRICE_MODEL } from '../core/models.js';
 
@@ -21,6 +22,7 @@ const CONTEXT: Message[] = [
   toolMessage({ id: 't', toolCallId: 'c1', name: 'bash', content: 'def parse(line):\n    return line.split(",")[:-1]' }),
 ];
 const AGENT: ChatRequest = { messages: CONTEXT, purpose: 'agent', window: 8192 };
+const TOOLS = [{ name: 'bash', description: 'Run a shell command.', parameters: { type: 'object', properties: { command: { type: 'string', description: 'The command.' } }, required: ['command'] } }];
 const LONG: Message[] = [
   systemMessage({ id: 's', content: 'You are a coding agent.' }),
   ...Array.from({ length: 12 }, (_, i) => userMessage({ id: `u${i}`, content: `Observation ${i}: ${'lorem ipsum dolor sit amet '.repeat(30)}` })),
@@ -31,6 +33,10 @@ let server: RunningServer | undefined;
 beforeAll(async () => {
   counter = await createTokenCounter('o200k_base');
 });
+/** What the server bills for a context the client declares derived tools for: one definition per tool name it uses. */
+const billed = (messages: readonly Message[]): number =>
+  withTools(counter, toolNamesOf(messages).map((name) => ({ name, description: name, parameters: { type: 'object', properties: {} } }))).countContext(messages);
+
 afterEach(async () => {
   await server?.close();
   server = undefined;
@@ -65,7 +71,8 @@ describe('ollama backend (real client, local server)', () => {
       const s = await serve();
       const response = await backend(s.url, { stream }).complete(AGENT);
       expect(response.usageSource).toBe('provider');
-      expect(response.usage.promptTokens).toBe(counter.countContext(CONTEXT));
+      // The declared tools are billed with the prompt, as a provider bills them.
+      expect(response.usage.promptTokens).toBe(billed(CONTEXT));
       expect(response.usage.completionTokens).toBeGreaterThan(0);
       expect(response.finishReason).toBe('stop');
       expect(response.message.content).not.toBe('');
@@ -80,6 +87,14 @@ describe('ollama backend (real client, local server)', () => {
       expect((body['messages'] as unknown[])[2]).toEqual({ role: 'assistant', content: 'Looking.', tool_calls: [{ function: { name: 'bash', arguments: { command: 'cat src/app.py' } } }] });
       expect((body['messages'] as unknown[])[3]).toMatchObject({ role: 'tool', tool_name: 'bash' });
       expect(body['tools']).toEqual([{ type: 'function', function: { name: 'bash', description: 'bash', parameters: { type: 'object', properties: {} } } }]);
+    });
+
+    it("sends the scenario's tool definitions when the request carries them, and the server bills them in prompt_eval_count", async () => {
+      const s = await serve();
+      const response = await backend(s.url).complete({ ...AGENT, tools: TOOLS });
+      expect(chatBodies(s)[0]!['tools']).toEqual(TOOLS.map((t) => ({ type: 'function', function: t })));
+      expect(response.usage.promptTokens).toBe(withTools(counter, TOOLS).countContext(CONTEXT));
+      expect(response.usage.promptTokens).toBeGreaterThan(counter.countContext(CONTEXT) + 20);
     });
 
     it('asks for one output token in measure mode (num_predict 1)', async () => {
@@ -207,7 +222,7 @@ describe('ollama backend (real client, local server)', () => {
     it.each([false, true])('retries an answer cut mid-way (stream: %s)', async (stream) => {
       const s = await serve({ faults: [{ kind: 'cut-stream' }] });
       const response = await backend(s.url, { stream }).complete(AGENT);
-      expect(response.usage.promptTokens).toBe(counter.countContext(CONTEXT));
+      expect(response.usage.promptTokens).toBe(billed(CONTEXT));
       expect(chatBodies(s)).toHaveLength(2);
     });
 

@@ -15,7 +15,7 @@
  */
 import { Ollama, type ChatRequest as OllamaChatRequest, type ChatResponse as OllamaChatResponse, type ShowResponse } from 'ollama';
 import { assistantMessage, strategyOrigin, type ToolCall } from '../core/messages.js';
-import { fromOllamaToolCalls, ollamaTools, toOllamaMessages, toolNamesOf } from './convert.js';
+import { fromOllamaToolCalls, ollamaTools, toOllamaMessages } from './convert.js';
 import {
   BackendError,
   connectionFailure,
@@ -128,12 +128,12 @@ export function createOllamaBackend(settings: OllamaSettings): LiveBackend {
     async complete(request: ChatRequest): Promise<ChatResponse> {
       const numCtx = request.window ?? settings.window;
       if (numCtx === undefined) throw new Error(`${name}: a request needs the context window (num_ctx); pass ChatRequest.window`);
-      const tools = toolNamesOf(request.messages);
+      const tools = ollamaTools(request);
       const body: OllamaChatRequest = {
         model,
         messages: toOllamaMessages(request.messages),
         options: { num_ctx: numCtx, ...(request.maxOutputTokens === undefined ? {} : { num_predict: request.maxOutputTokens }) },
-        ...(tools.length > 0 ? { tools: ollamaTools(tools) } : {}),
+        ...(tools.length > 0 ? { tools } : {}),
       };
       replies += 1;
       const replyId = `ollama:${request.purpose}:${replies}`;

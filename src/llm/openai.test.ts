@@ -3,11 +3,12 @@
  */
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { assistantMessage, systemMessage, toolMessage, userMessage, type Message } from '../core/messages.js';
-import { createTokenCounter, type TokenCounter } from '../core/tokens.js';
+import { createTokenCounter, withTools, type TokenCounter } from '../core/tokens.js';
 import { faultServer, openAiError } from '../../test/helpers/fault-server.js';
 import { startModelServer, type RunningServer, type ServerOptions } from '../server/index.js';
 import { createOpenAiBackend } from './openai.js';
 import { BackendError, type RetryPolicy } from './retry.js';
+import { toolNamesOf } from './convert.js';
 import type { ChatRequest } from '../core/backend.js';
 
 // Fixtures: a fast retry policy and a small context with parallel tool calls.
@@ -35,6 +36,10 @@ let server: RunningServer | undefined;
 beforeAll(async () => {
   counter = await createTokenCounter('o200k_base');
 });
+/** What the server bills for a context the client declares derived tools for: one definition per tool name it uses. */
+const billed = (messages: readonly Message[]): number =>
+  withTools(counter, toolNamesOf(messages).map((name) => ({ name, description: name, parameters: { type: 'object', properties: {}, additionalProperties: true } }))).countContext(messages);
+
 afterEach(async () => {
   await server?.close();
   server = undefined;
@@ -70,7 +75,7 @@ describe('openai backend (real client, local server)', () => {
       const s = await serve();
       const response = await backend(s.url, { stream: false }).complete(AGENT);
       // Nothing was asked before: nothing is cached.
-      expect(response.usage).toEqual({ promptTokens: counter.countContext(CONTEXT), completionTokens: expect.any(Number) as number, cachedTokens: 0 });
+      expect(response.usage).toEqual({ promptTokens: billed(CONTEXT), completionTokens: expect.any(Number) as number, cachedTokens: 0 });
       expect([response.usageSource, response.finishReason]).toEqual(['provider', 'stop']);
       expect(chatBodies(s)[0]).not.toHaveProperty('stream_options');
     });
@@ -79,7 +84,7 @@ describe('openai backend (real client, local server)', () => {
       const s = await serve();
       const response = await backend(s.url).complete(AGENT);
       expect(chatBodies(s)[0]).toMatchObject({ stream: true, stream_options: { include_usage: true } });
-      expect(response.usage.promptTokens).toBe(counter.countContext(CONTEXT));
+      expect(response.usage.promptTokens).toBe(billed(CONTEXT));
       expect(response.usage.completionTokens).toBeGreaterThan(0);
       expect(response.finishReason).toBe('stop');
       expect(response.message.content).not.toBe('');
@@ -93,7 +98,7 @@ describe('openai backend (real client, local server)', () => {
       const response = await b.complete({ messages: longer, purpose: 'agent' });
       // The server caches whole messages: the five sent before are served from its cache.
       const shared = CONTEXT.reduce((sum, m) => sum + counter.countMessage(m), 0);
-      expect(response.usage).toMatchObject({ promptTokens: counter.countContext(longer), cachedTokens: shared });
+      expect(response.usage).toMatchObject({ promptTokens: billed(longer), cachedTokens: shared });
     });
 
     it('sends OpenAI shapes: call ids, content null for a pure call turn, derived tools, no num_ctx', async () => {
@@ -112,6 +117,17 @@ describe('openai backend (real client, local server)', () => {
       expect((body['tools'] as { function: { name: string } }[]).map((t) => t.function.name)).toEqual(['bash', 'grep']);
       expect(body).not.toHaveProperty('options');
       expect(body).not.toHaveProperty('max_tokens');
+    });
+
+    it("sends the scenario's tool definitions when the request carries them (not made-up ones), and the server bills them in prompt_tokens", async () => {
+      const s = await serve();
+      const tools = [
+        { name: 'bash', description: 'Run a shell command.', parameters: { type: 'object', properties: { command: { type: 'string' } }, required: ['command'] } },
+        { name: 'grep', description: 'Search files.', parameters: { type: 'object', properties: { pattern: { type: 'string' } } } },
+      ];
+      const response = await backend(s.url, { stream: false }).complete({ ...AGENT, tools });
+      expect(chatBodies(s)[0]!['tools']).toEqual(tools.map((t) => ({ type: 'function', function: t })));
+      expect(response.usage.promptTokens).toBe(withTools(counter, tools).countContext(CONTEXT));
     });
 
     it.each([false, true])('asks for one output token in measure mode (max_tokens 1, stream: %s)', async (stream) => {
@@ -236,7 +252,7 @@ describe('openai backend (real client, local server)', () => {
     it.each([false, true])('retries an answer cut mid-way (stream: %s)', async (stream) => {
       const s = await serve({ faults: [{ kind: 'cut-stream' }] });
       const response = await backend(s.url, { stream }).complete(AGENT);
-      expect(response.usage.promptTokens).toBe(counter.countContext(CONTEXT));
+      expect(response.usage.promptTokens).toBe(billed(CONTEXT));
       expect(chatBodies(s)).toHaveLength(2);
     });
 

@@ -17,7 +17,7 @@
 import OpenAI, { APIConnectionError, APIConnectionTimeoutError, APIError } from 'openai';
 import type { ChatCompletionCreateParamsBase } from 'openai/resources/chat/completions';
 import { assistantMessage, strategyOrigin, type ToolCall } from '../core/messages.js';
-import { fromOpenAiToolCalls, openAiTools, toOpenAiMessages, toolNamesOf } from './convert.js';
+import { fromOpenAiToolCalls, openAiTools, toOpenAiMessages } from './convert.js';
 import {
   BackendError,
   connectionFailure,
@@ -174,11 +174,11 @@ export function createOpenAiBackend(settings: OpenAiSettings): LiveBackend {
       return {};
     },
     async complete(request: ChatRequest): Promise<ChatResponse> {
-      const tools = toolNamesOf(request.messages);
+      const tools = openAiTools(request);
       const body: Body = {
         model,
         messages: toOpenAiMessages(request.messages),
-        ...(tools.length > 0 ? { tools: openAiTools(tools) } : {}),
+        ...(tools.length > 0 ? { tools } : {}),
         ...(request.maxOutputTokens === undefined ? {} : { max_tokens: request.maxOutputTokens }),
       };
       replies += 1;

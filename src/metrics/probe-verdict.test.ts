@@ -5,7 +5,7 @@ import { charsPerFour, counterFrom } from '../core/tokens.js';
 import { archiveConversation } from '../strategies/parts/conversation-archive.js';
 import { createOffloadStore, type OffloadStore } from '../core/offload-store.js';
 import { largeOutputPointer, RECOVERY_PROMPT } from '../strategies/parts/offload-tiers.js';
-import { summaryMessageText } from '../strategies/summarization.js';
+import { summaryMessageText } from '../strategies/parts/summarizers/valis.js';
 import { judgeProbe, passed, PROBE_HOWS, pointsAt, rereadTokens, scenarioMessageIds, type ProbeHow } from './probe-verdict.js';
 
 // ---------------------------------------------------------------------------------------------------

@@ -27,6 +27,7 @@ const CONFIG: RunConfiguration = {
   backendOptions: { recall: 0.8 },
   encoding: 'o200k_base',
   calibrationFactor: null,
+  calibrationOverhead: null,
   priceModel: 'gpt-4o',
   scenarioDigest: null,
 };

@@ -6,13 +6,13 @@ import { aggregateRuns } from '../metrics/aggregate.js';
 import { runMetrics } from '../metrics/run-metrics.js';
 import { formatMarkdown } from '../gate/output.js';
 import type { FileKind } from '../core/output-file.js';
-import type { RunResult } from '../core/run-records.js';
+import type { CalibrationRecord, RunResult } from '../core/run-records.js';
 import { columnsOf, runsByColumn, scenarioGroupOf } from './columns.js';
 import { markdownCode, markdownText } from '../core/markdown.js';
 import { plain } from './format.js';
 import { paretoOf, runSuccess, SUCCESS_DEFINITION } from './pareto.js';
 import { baselineDiff, candidateRuns } from './baseline-diff.js';
-import { backendNotes, facts } from './header.js';
+import { facts, reportNotes } from './header.js';
 import { buildView, type ReportMeta } from './view.js';
 
 /**
@@ -30,10 +30,11 @@ export const REPORT_JSON: FileKind = {
 
 /**
  * What a batch's runs add up to, as the JSON outputs give it (`bench report -o x.json`, `bench run
- * --json`): the backends' assumptions, the recommendation, per configuration its totals, success and
- * place on the Pareto front, and per run its settings, metrics and success.
+ * --json`): the notes (calibration warnings, the backends' assumptions), the recommendation, per
+ * configuration its totals, success and place on the Pareto front, and per run its settings, metrics
+ * and success.
  */
-export function reportSummary(runs: readonly RunResult[]) {
+export function reportSummary(runs: readonly RunResult[], calibration: readonly CalibrationRecord[]) {
   const columns = columnsOf(runs);
   const groups = runsByColumn(columns, runs);
   const pareto = paretoOf(groups);
@@ -79,7 +80,7 @@ export function reportSummary(runs: readonly RunResult[]) {
     };
   });
   return {
-    notes: backendNotes(runs),
+    notes: reportNotes(runs, calibration),
     recommended: { configuration: pareto.recommended, rule: pareto.rule, costAxis: pareto.axis, note: pareto.note },
     successDefinition: SUCCESS_DEFINITION,
     configurations,
@@ -109,14 +110,14 @@ export function reportSummary(runs: readonly RunResult[]) {
 }
 
 export function reportJson(runs: readonly RunResult[], meta: ReportMeta): string {
-  const { notes, ...summary } = reportSummary(runs);
+  const { notes, ...summary } = reportSummary(runs, meta.calibration ?? []);
   const baseline = meta.baseline && runs.length ? baselineDiff(meta.baseline, candidateRuns(runs, meta.database)) : null;
   const out = {
     format: REPORT_JSON_FORMAT,
     generatedAt: meta.generatedAt.toISOString(),
     ctxbench: meta.version,
     batches: (meta.batches ?? []).map((b) => ({ ...b, createdAt: b.createdAt.toISOString(), gitSha: b.gitSha ?? null })),
-    facts: Object.fromEntries(facts(runs, meta.batches ?? [], meta.version).map((f) => [f.label, f.value])),
+    facts: Object.fromEntries(facts(runs, meta.batches ?? [], meta.version, meta.calibration).map((f) => [f.label, f.value])),
     notes,
     ...summary,
     baseline: baseline && {

@@ -5,7 +5,8 @@
 import { describeMock } from '../llm/mock.js';
 import { isLocalPrice, priceFor } from '../metrics/cost.js';
 import { LOCAL_PRICE_MODEL } from '../core/models.js';
-import type { BatchInfo, RunResult } from '../core/run-records.js';
+import type { BatchInfo, CalibrationRecord, RunResult } from '../core/run-records.js';
+import { calibrationError, calibrationModelText, calibrationWarning, type CalibrationModel } from '../metrics/calibration.js';
 import type { ParamValue, Params } from '../core/params.js';
 import { strategyName } from './columns.js';
 import { distinct, fmtInt, sum, usd } from './format.js';
@@ -17,7 +18,7 @@ export interface Fact {
 
 export const utcMinute = (date: Date): string => `${date.toISOString().slice(0, 16).replace('T', ' ')} UTC`;
 
-export function facts(runs: readonly RunResult[], batches: readonly BatchInfo[], fallbackVersion: string): Fact[] {
+export function facts(runs: readonly RunResult[], batches: readonly BatchInfo[], fallbackVersion: string, calibration: readonly CalibrationRecord[] = []): Fact[] {
   const list = (pick: (r: RunResult) => string): string => distinct(runs.map(pick)).join(', ') || '—';
   const mockSeeds = distinct(runs.filter((r) => r.config.backend === 'mock').map((r) => r.config.backendOptions['seed'] ?? 'unrecorded'));
   return [
@@ -30,7 +31,7 @@ export function facts(runs: readonly RunResult[], batches: readonly BatchInfo[],
     { label: 'Windows', value: list((r) => fmtInt(r.config.window)) },
     ...(mockSeeds.length ? [{ label: 'Mock seeds', value: mockSeeds.map(String).join(', ') }] : []),
     { label: 'Encodings', value: list((r) => r.config.encoding) },
-    { label: 'Token calibration', value: calibrationFact(runs) },
+    { label: 'Token calibration', value: calibrationFact(runs, calibration) },
     { label: 'Prices', value: priceFact(runs) },
     ...truncatedFact(runs),
     ...usageFact(runs),
@@ -59,16 +60,42 @@ function batchFacts(batches: readonly BatchInfo[], fallbackVersion: string): Fac
   return [{ label: 'Batches', value: `${fmtInt(batches.length)}, ${first} to ${last}` }, version];
 }
 
-/** The factor each model's local counts were scaled by, or "uncalibrated"; "none" when no run was. */
-function calibrationFact(runs: readonly RunResult[]): string {
+/**
+ * Each calibration the batches used, with where it came from and its error (out of sample where it
+ * could be measured so), as `bench run` prints it; without the batches' records, the factor and
+ * overhead each model's runs recorded, or "uncalibrated"; "none" when no run was calibrated.
+ */
+function calibrationFact(runs: readonly RunResult[], calibration: readonly CalibrationRecord[]): string {
   if (runs.length === 0) return '—';
   if (runs.every((r) => r.config.calibrationFactor === undefined)) return 'none (local tokenizer counts as they are)';
+  if (calibration.length > 0) return calibration.map(calibrationText).join('; ');
   return distinct(runs.map((r) => r.config.model))
     .map((model) => {
-      const factors = distinct(runs.filter((r) => r.config.model === model).map((r) => r.config.calibrationFactor));
-      return `${model} ${factors.map((f) => (f === undefined ? 'uncalibrated' : `×${f.toFixed(3)}`)).join(' / ')}`;
+      const own = runs.filter((r) => r.config.model === model);
+      const models = distinct(own.map((r) => (r.config.calibrationFactor === undefined ? 'uncalibrated' : shown({ factor: r.config.calibrationFactor, overhead: r.config.calibrationOverhead ?? 0 }))));
+      return `${model} ${models.join(' / ')}`;
     })
     .join(', ');
+}
+
+/** "claude-3-5-sonnet ×1.234 + 510 tokens per request (fitted on 25 requests of 22 scenarios; 2.2% off out of sample)". */
+function calibrationText(c: CalibrationRecord): string {
+  const error = calibrationError(c);
+  const scenarios = `${fmtInt(c.scenarios)} scenario${c.scenarios === 1 ? '' : 's'}`;
+  const origin = c.source === 'fitted' ? `fitted on ${fmtInt(c.samples)} requests of ${scenarios}` : c.source === 'file' ? 'from a calibration file' : 'built in';
+  const off = error ? `; ${error.errors.meanAbsPctError.toFixed(1)}% off ${error.how}` : '';
+  return `${c.model} ${shown(c)} (${origin}${off})`;
+}
+
+/** "×1.234 + 510 tokens per request": the page's multiplication sign. */
+const shown = (model: CalibrationModel): string => calibrationModelText(model).replace(/^x/, '×');
+
+/** A warning per calibration whose counts are off by more than 5%: the page shows it above everything else. */
+export function calibrationNotes(calibration: readonly CalibrationRecord[]): string[] {
+  return calibration.flatMap((c) => {
+    const warning = calibrationWarning(c);
+    return warning ? [`Warning: ${warning}: the token counts of its scenarios, and the thresholds they cross, are that uncertain.`] : [];
+  });
 }
 
 /** Whose list prices the costs use, with the rates; which are local ($0); or that a cost is unknown. */
@@ -111,6 +138,11 @@ function usageFact(runs: readonly RunResult[]): Fact[] {
 }
 
 const share = (part: number, whole: number): string => (part === whole ? '' : ` (${fmtInt(part)} of ${fmtInt(whole)} runs)`);
+
+/** What the report says above everything else: the calibration warnings, then the backends' assumptions. */
+export function reportNotes(runs: readonly RunResult[], calibration: readonly CalibrationRecord[]): string[] {
+  return [...calibrationNotes(calibration), ...backendNotes(runs)];
+}
 
 /** One note per backend setting: the mock's assumptions with its recall, summary length and seed; a live server's mode. */
 export function backendNotes(runs: readonly RunResult[]): string[] {

@@ -65,6 +65,19 @@ describe('renderReport', () => {
     expect(html).toContain('<dt>Token count error</dt><dd>4.0% mean absolute vs recorded provider usage (calibrated raw replay, 6 steps)</dd>');
   });
 
+  it("shows each calibration the batch stored, where it came from and its error, and a warning first when it is off by more than 5%", () => {
+    const calibration = [
+      { batchId: 'b1', model: 'gpt-4o', encoding: 'o200k_base', factor: 1.16, overhead: 0, source: 'fitted' as const, samples: 40, scenarios: 4, before: { meanAbsPctError: 14, meanPctError: -14 }, after: { meanAbsPctError: 2.2, meanPctError: 0.1 }, outOfSample: { meanAbsPctError: 7.26, meanPctError: 1 } },
+      { batchId: 'b1', model: 'claude-3-5-sonnet', encoding: 'o200k_base', factor: 1.2331, overhead: 519, source: 'built-in' as const, samples: 0, scenarios: 0 },
+    ];
+    const page = renderReport(sampleRuns(), { ...meta, calibration });
+    expect(page).toContain('<dt>Token calibration</dt><dd>gpt-4o ×1.160 (fitted on 40 requests of 4 scenarios; 7.3% off out of sample); claude-3-5-sonnet ×1.233 + 519 tokens per request (built in)</dd>');
+    const warning = '<p class="note" role="note">Warning: the token calibration of gpt-4o is off by 7.3% out of sample (above 5%): the token counts of its scenarios, and the thresholds they cross, are that uncertain.</p>';
+    expect(page).toContain(warning);
+    expect(page.indexOf(warning)).toBeLessThan(page.indexOf('Mock LLM'));
+    expect(renderReport(sampleRuns(), { ...meta, calibration: [{ ...calibration[0]!, outOfSample: { meanAbsPctError: 4.9, meanPctError: 1 } }] })).not.toContain('Warning: the token calibration');
+  });
+
   it('names the batch: when, the command, the ctxbench version and commit', () => {
     const batch = { batchId: 'b1', createdAt: new Date('2025-01-02T01:00:00Z'), command: 'bench run -s raw,masking', version: '0.1.0', gitSha: 'abc123def456-dirty' };
     const one = renderReport(sampleRuns(), { ...meta, batches: [batch] });

@@ -4,12 +4,12 @@
  * points, run timelines). Pure, so it is tested without a template or DOM.
  */
 import { aggregateRuns } from '../metrics/aggregate.js';
-import type { BatchInfo, RunResult } from '../core/run-records.js';
+import type { BatchInfo, CalibrationRecord, RunResult } from '../core/run-records.js';
 import { baselineDiff, candidateRuns, type BaselineDiff, type BaselineSource } from './baseline-diff.js';
 import { columnsOf, runsByColumn, scenarioGroupOf, type Column } from './columns.js';
 import { chartOf, type ChartData } from './curves.js';
 import { distinct, fmtInt, fmtPct, statusText } from './format.js';
-import { backendNotes, facts, utcMinute, type Fact } from './header.js';
+import { facts, reportNotes, utcMinute, type Fact } from './header.js';
 import { paretoOf, SUCCESS_DEFINITION, type Pareto } from './pareto.js';
 import { probeCell, recallCell, summaryTable, type SummaryTable } from './summary-table.js';
 import { timelineOf, type TimelineRun } from './timeline.js';
@@ -26,6 +26,8 @@ export interface ReportMeta {
   readonly batches?: readonly BatchInfo[] | undefined;
   /** What to diff the runs against (`bench report --baseline`). */
   readonly baseline?: BaselineSource | undefined;
+  /** The token calibration the batches counted with (their calibration records), when known. */
+  readonly calibration?: readonly CalibrationRecord[] | undefined;
 }
 
 /** The JSON the page script reads (schema of <script id="ctxbench-data">). */
@@ -132,8 +134,8 @@ export function buildView(runs: readonly RunResult[], meta: ReportMeta): ReportV
     version: meta.version,
     database: meta.database ?? null,
     empty: runs.length === 0,
-    facts: facts(runs, meta.batches ?? [], meta.version),
-    notes: backendNotes(runs),
+    facts: facts(runs, meta.batches ?? [], meta.version, meta.calibration),
+    notes: reportNotes(runs, meta.calibration ?? []),
     summaries,
     groupTabs: summaries.length > 1,
     pareto: { ...pareto, definition: SUCCESS_DEFINITION },

@@ -6,12 +6,13 @@
 import type { Message } from '../core/messages.js';
 import { createPairingGuard, describeViolations } from '../core/pairing.js';
 import { AuxiliaryCallError } from '../core/strategy.js';
-import type { TokenCounter } from '../core/tokens.js';
+import { countRequest, type TokenCounter } from '../core/tokens.js';
 import { RunEnded, type RunLog } from './run-log.js';
 
 /**
- * Checks a context's pairing and returns its local token count; throws RunEnded for the agent's
- * request, AuxiliaryCallError for another's. `recordedPrefix`: the context is a prefix of the recorded
+ * Checks a context's pairing and returns its local token count as sent (the tool definitions counted
+ * when the request sends them: countRequest); throws RunEnded for the agent's request,
+ * AuxiliaryCallError for another's. `recordedPrefix`: the context is a prefix of the recorded
  * history, validated when the scenario was loaded (default false).
  */
 export type Admit = (context: readonly Message[], purpose: string, recordedPrefix?: boolean) => number;
@@ -27,6 +28,6 @@ export function createAdmit(counter: TokenCounter, log: RunLog): Admit {
       log.record([{ kind: 'pairing_violation', detail }]);
       throw new AuxiliaryCallError('invalid_context', detail);
     }
-    return counter.countContext(context);
+    return countRequest(counter, context, purpose);
   };
 }

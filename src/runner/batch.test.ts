@@ -75,9 +75,10 @@ describe('runBatch', () => {
       expect([...db.runs.keys()].sort()).toEqual(result.runs.map((r) => r.runId).sort());
       expect(db.batches.get(batchId)).toMatchObject({ command: 'bench run', version: '0.0.0-test', fingerprint: expect.stringMatching(/^[0-9a-f]{64}$/) });
       expect(starts).toEqual([{ batchId, isNew: true, matrixJobs: 4, ownJobs: 4, kept: 0, toRun: 4, toRunSteps: 2 * 9 + 2 * 13, redo: 0 }]);
-      // gemini-3-pro-preview has a factor fitted earlier; gpt-4o has none and these scenarios recorded no usage.
-      expect(calibrations).toEqual(['gemini-3-pro-preview stored']);
-      expect(db.calibration).toEqual([{ batchId, model: 'gemini-3-pro-preview', encoding: 'o200k_base', factor: expect.any(Number), samples: 0, before: { meanAbsPctError: 0, meanPctError: 0 }, after: { meanAbsPctError: 0, meanPctError: 0 } }]);
+      // gemini-3-pro-preview has a built-in calibration; gpt-4o has none and these scenarios recorded no usage.
+      expect(calibrations).toEqual(['gemini-3-pro-preview built-in']);
+      expect(db.calibration).toEqual([{ batchId, model: 'gemini-3-pro-preview', encoding: 'o200k_base', factor: expect.any(Number), overhead: 0, source: 'built-in', samples: 0, scenarios: 0 }]);
+      expect(result.calibration).toEqual(db.calibration);
       expect(result.runs[0]!.config.calibrationFactor).toBe(db.calibration[0]!.factor);
     });
 
@@ -86,6 +87,23 @@ describe('runBatch', () => {
       const result = await runBatch(batchOptions(db.store, { calibrate: false }).options);
       expect(db.calibration).toEqual([]);
       expect(result.runs.every((r) => r.config.calibrationFactor === undefined)).toBe(true);
+    });
+
+    it('applies a calibration file instead of fitting: its factor and overhead in every run; a model it lacks runs uncalibrated, with a warning', async () => {
+      const db = fakeStore();
+      const warnings: string[] = [];
+      const calibrationFile = { path: 'team.json', calibrations: [{ model: 'google/gemini-3-pro-preview', encoding: 'o200k_base' as const, factor: 1.3, overhead: 250 }] };
+      const result = await runBatch(batchOptions(db.store, { calibrationFile, onWarning: (w) => warnings.push(w) }).options);
+      expect(db.calibration).toEqual([expect.objectContaining({ model: 'gemini-3-pro-preview', factor: 1.3, overhead: 250, source: 'file', samples: 0 })]);
+      const byModel = new Map(result.runs.map((r) => [r.config.model, [r.config.calibrationFactor, r.config.calibrationOverhead]]));
+      expect([...byModel.values()]).toEqual([
+        [1.3, 250],
+        [undefined, undefined],
+      ]);
+      expect(warnings).toEqual(['team.json has no calibration of gpt-4o (o200k_base): its scenarios are counted uncalibrated']);
+      // Other stored calibrations make another matrix: a batch run with them is not resumed by one without.
+      const plain = await runBatch(batchOptions(fakeStore().store).options);
+      expect(plain.batch!.fingerprint).not.toBe(result.batch!.fingerprint);
     });
 
     it('passes on the warning for a model whose window is a guess', async () => {

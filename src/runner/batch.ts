@@ -9,8 +9,9 @@ import { randomBytes } from 'node:crypto';
 import { CtxbenchError } from '../core/errors.js';
 import type { Params } from '../core/params.js';
 import { runId, runLabel } from '../core/run-names.js';
+import { stableJson } from '../core/stable-json.js';
 import type { BatchInfo, CalibrationRecord, RunResult, RunStatus } from '../core/run-records.js';
-import { calibrate, calibrationRecord, type ModelCalibration } from './batch-calibration.js';
+import { calibrate, calibrationRecord, type CalibrationFile, type ModelCalibration } from './batch-calibration.js';
 import { matrixFingerprint, sharedBatchId } from './fingerprint.js';
 import { jobKey, planJobs, type Job } from './job-plan.js';
 import { runMatrix, type MatrixOptions } from './matrix.js';
@@ -65,8 +66,10 @@ export interface BatchOptions
   readonly backendOptions: Params;
   /** Replaces every scenario's model window (--window). */
   readonly windowOverride?: number | undefined;
-  /** Scale token counts per model by a factor fitted on the scenarios' recorded usage. Default true. */
+  /** Calibrate token counts per model (fitted on the scenarios' recorded usage, else built in). Default true. */
   readonly calibrate?: boolean | undefined;
+  /** Apply these stored calibrations instead of fitting (--calibration file.json). */
+  readonly calibrationFile?: CalibrationFile | undefined;
   /** Run only this shard of the matrix, in the batch every shard derives from the matrix. */
   readonly shard?: Shard | undefined;
   /** The batch to store the runs under. Default: a new id; with `shard`, the one the shards share. */
@@ -79,7 +82,7 @@ export interface BatchOptions
   readonly resume?: boolean | undefined;
   /** Recorded with a new batch: the command that ran it, ctxbench's version and commit. */
   readonly origin: Pick<BatchInfo, 'command' | 'version' | 'gitSha'>;
-  /** The calibration factors, before anything runs. */
+  /** The token calibration, before anything runs. */
   readonly onCalibration?: ((calibration: readonly ModelCalibration[]) => void) | undefined;
   /** The batch is chosen, before its runs start. */
   readonly onStart?: ((start: BatchStart) => void) | undefined;
@@ -94,6 +97,8 @@ export interface BatchResult {
   readonly batch: BatchInfo | undefined;
   /** The batch's runs of this matrix (or shard): those kept and those run now, in matrix order. */
   readonly runs: RunResult[];
+  /** The token calibration the runs counted with, as the batch stores it. */
+  readonly calibration: CalibrationRecord[];
   /**
    * The signal aborted: the runs in progress were saved and no more started. Not an error here: the
    * runs so far are the result, and the same call with `resume` runs the rest.
@@ -115,12 +120,17 @@ export async function runBatch(options: BatchOptions): Promise<BatchResult> {
       maxOutputTokens: options.maxOutputTokens,
       encoding: counter.encoding,
       calibrate: calibrating,
+      // Stored calibrations shape every count: a batch run with other ones is another matrix.
+      calibrationFile: options.calibrationFile === undefined ? undefined : stableJson(options.calibrationFile.calibrations),
       priceModel: options.priceModel,
     },
   });
-  const calibration = calibrating ? calibrate(scenarios.map((s) => s.scenario), counter) : [];
+  const { calibrations: calibration, missing } = calibrating ? calibrate(scenarios.map((s) => s.scenario), counter, options.calibrationFile) : { calibrations: [], missing: [] };
   options.onCalibration?.(calibration);
-  const plan = planJobs(scenarios, entries, { windowOverride: options.windowOverride, calibration: new Map(calibration.map((c) => [c.key, c.factor])), encoding: counter.encoding });
+  for (const model of missing) {
+    options.onWarning?.(`${options.calibrationFile!.path} has no calibration of ${model} (${counter.encoding}): its scenarios are counted uncalibrated`);
+  }
+  const plan = planJobs(scenarios, entries, { windowOverride: options.windowOverride, calibration: new Map(calibration.map((c) => [c.key, { factor: c.factor, overhead: c.overhead }])), encoding: counter.encoding });
   const own = options.shard === undefined ? plan.jobs : jobsOfShard(plan.jobs, options.shard);
   const { batchId, isNew, work } = await chooseBatch(options, fingerprint, own);
   options.onStart?.({
@@ -137,10 +147,11 @@ export async function runBatch(options: BatchOptions): Promise<BatchResult> {
   const saved = work.kept.length > 0 ? await store.loadRuns({ runIds: work.kept }) : [];
   await store.deleteRuns(work.redo);
   let batch: BatchInfo | undefined;
+  const records = calibration.map((c) => calibrationRecord(batchId, c));
   if (isNew) {
     batch = { batchId, createdAt: new Date(), command: options.origin.command, version: options.origin.version, fingerprint, gitSha: options.origin.gitSha };
     await store.saveBatch(batch);
-    await store.saveCalibration(calibration.map((c) => calibrationRecord(batchId, c)));
+    await store.saveCalibration(records);
   } else {
     batch = (await store.loadBatches([batchId]))[0];
   }
@@ -169,7 +180,7 @@ export async function runBatch(options: BatchOptions): Promise<BatchResult> {
   // often the batch was resumed.
   const order = new Map(plan.jobs.map((job) => [job.key, job.index]));
   saved.sort((a, b) => order.get(keyOf(a))! - order.get(keyOf(b))!);
-  return { batch, runs: saved, interrupted: options.signal?.aborted ?? false };
+  return { batch, runs: saved, calibration: records, interrupted: options.signal?.aborted ?? false };
 }
 
 const keyOf = (run: RunResult): string => jobKey(runLabel(run.config.strategy, run.config.variant), run.config.scenarioId);

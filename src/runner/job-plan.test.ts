@@ -30,12 +30,13 @@ describe('planJobs', () => {
     expect(planJobs([loaded('s1', 2)], swept, settings).jobs.map((j) => j.key)).toEqual(['raw[softThreshold=0.6]/s1']);
   });
 
-  it('gives each job its window and its model calibration factor', () => {
+  it('gives each job its window and its model calibration', () => {
     const scenarios = [loaded('s1', 2), loaded('s2', 2, 's2.json', { name: 'claude-3-5-sonnet', contextWindow: 5000 })];
-    const own = planJobs(scenarios, entries, { ...settings, calibration: new Map([['gpt-4o|o200k_base', 1.25]]) }).jobs;
-    expect(own.map((j) => [j.model, j.window, j.factor])).toEqual([
-      ['gpt-4o', 128000, 1.25],
-      ['gpt-4o', 128000, 1.25],
+    const calibration = { factor: 1.25, overhead: 300 };
+    const own = planJobs(scenarios, entries, { ...settings, calibration: new Map([['gpt-4o|o200k_base', calibration]]) }).jobs;
+    expect(own.map((j) => [j.model, j.window, j.calibration])).toEqual([
+      ['gpt-4o', 128000, calibration],
+      ['gpt-4o', 128000, calibration],
       ['claude-3-5-sonnet', 5000, undefined],
       ['claude-3-5-sonnet', 5000, undefined],
     ]);

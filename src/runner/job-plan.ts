@@ -8,7 +8,7 @@ import { scenarioInvalid } from '../core/errors.js';
 import { runLabel } from '../core/run-names.js';
 import type { Encoding } from '../core/tokens.js';
 import { resolveModel } from '../core/models.js';
-import { calibrationKey } from '../metrics/calibration.js';
+import { calibrationKey, type CalibrationModel } from '../metrics/calibration.js';
 import { scenarioDigest } from '../scenarios/digest.js';
 import type { LoadedScenario } from '../scenarios/load.js';
 import type { Scenario } from '../scenarios/scenario.js';
@@ -30,8 +30,8 @@ export interface Job {
   readonly scenarioDigest: string;
   readonly model: string;
   readonly window: number;
-  /** Token calibration factor for the scenario's model, when one was fitted. */
-  readonly factor?: number | undefined;
+  /** Token calibration of the scenario's model, when it has one. */
+  readonly calibration?: CalibrationModel | undefined;
   /** Agent steps to replay at most: the work the job is (to balance shards, and for progress bars). */
   readonly weight: number;
 }
@@ -39,8 +39,8 @@ export interface Job {
 export interface PlanSettings {
   /** --window: replaces every scenario's model window. */
   readonly windowOverride?: number | undefined;
-  /** Token calibration factors by calibrationKey(model, encoding); a model without one runs unscaled. */
-  readonly calibration?: ReadonlyMap<string, number> | undefined;
+  /** Token calibrations by calibrationKey(model, encoding); a model without one runs uncalibrated. */
+  readonly calibration?: ReadonlyMap<string, CalibrationModel> | undefined;
   /** The tokenizer the runs count with (calibration factors are per tokenizer). */
   readonly encoding: Encoding;
 }
@@ -82,7 +82,7 @@ export function checkScenarioIds(scenarios: readonly LoadedScenario[]): void {
 }
 
 /**
- * Every (scenario, entry) pair in matrix order, with its window and calibration factor; one warning
+ * Every (scenario, entry) pair in matrix order, with its window and calibration; one warning
  * per model whose window is a guess. Throws on two scenarios with one id (see checkScenarioIds).
  */
 export function planJobs(scenarios: readonly LoadedScenario[], entries: readonly MatrixEntry[], settings: PlanSettings): MatrixPlan {
@@ -96,11 +96,11 @@ export function planJobs(scenarios: readonly LoadedScenario[], entries: readonly
       warned.add(model);
       warnings.push(`${scenario.file}: unknown model "${model}": using the smallest known window (${window} tokens); set model.contextWindow or --window`);
     }
-    const factor = settings.calibration?.get(calibrationKey(model, settings.encoding));
+    const calibration = settings.calibration?.get(calibrationKey(model, settings.encoding));
     const weight = scenario.messages.filter((m) => m.role === 'assistant').length;
     const digest = scenarioDigest(scenario);
     return labels.map(
-      (label, e): Job => ({ index: s * entries.length + e, key: jobKey(label, scenario.id), label, scenario: s, entry: e, scenarioId: scenario.id, scenarioDigest: digest, model, window, factor, weight }),
+      (label, e): Job => ({ index: s * entries.length + e, key: jobKey(label, scenario.id), label, scenario: s, entry: e, scenarioId: scenario.id, scenarioDigest: digest, model, window, calibration, weight }),
     );
   });
   return { jobs, warnings };

@@ -103,7 +103,7 @@ describe('silent truncation (regression: completed at peak 16% with one warning 
 
   it("holds the provider's count against the tokenizer's, not the count calibrated toward the recorded model's provider", async () => {
     // The scenario was recorded on a model whose tokenizer counts 30% more: the live model's does not.
-    const calibrated = await replay(provider(), { counter: scaledCounter(counter, 1.3), calibrationFactor: 1.3 });
+    const calibrated = await replay(provider(), { counter: scaledCounter(counter, 1.3, 200), calibration: { factor: 1.3, overhead: 200 } });
     expect(calibrated.summary.status).toBe('completed');
     expect(calibrated.events.filter((e) => e.kind === 'warning')).toEqual([]);
   });

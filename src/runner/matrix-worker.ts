@@ -8,7 +8,7 @@ import { createTokenCounter } from '../core/tokens.js';
 import { createMockBackend } from '../llm/mock.js';
 import type { LoadedScenario } from '../scenarios/load.js';
 import { getStrategy } from '../strategies/index.js';
-import { countersByFactor, runJob, tokenizeAhead, type JobEnv } from './run-job.js';
+import { countersFor, runJob, tokenizeAhead, type JobEnv } from './run-job.js';
 import type { JobMessage, WorkerMessage, WorkerSetup } from './worker-protocol.js';
 
 const setup = workerData as WorkerSetup;
@@ -19,7 +19,7 @@ const counter = await createTokenCounter(setup.encoding);
 const entries = setup.entries.map((e) => ({ strategy: getStrategy(e.strategy), preset: e.preset, params: e.params, variant: e.variant }));
 const env: JobEnv = {
   backend: createMockBackend(counter, setup.mock),
-  counterFor: countersByFactor(counter),
+  counterFor: countersFor(counter),
   batchId: setup.batchId,
   backendOptions: setup.backendOptions,
   askProbes: setup.askProbes,

@@ -74,12 +74,12 @@ describe('runMatrix', () => {
 
     it('passes the mock options and calibration to every worker', async () => {
       const counter = await createTokenCounter('o200k_base');
-      const calibration = new Map([[`${scenarios[0]!.scenario.model.name}|o200k_base`, 1.25]]);
+      const calibration = new Map([[`${scenarios[0]!.scenario.model.name}|o200k_base`, { factor: 1.25, overhead: 40 }]]);
       const mock = { recall: 0.3, summaryTokens: 120, seed: 7 };
       const inThread = await runWith(counter, { kind: 'in-thread', backend: createMockBackend(counter, mock) }, { jobs: jobsOf({ calibration }) });
       const workers = await runWith(counter, { kind: 'workers', threads: 2, mock }, { jobs: jobsOf({ calibration }) });
       expect(workers.results).toEqual(inThread.results);
-      expect(workers.results.map((r) => r.config.calibrationFactor)).toEqual(matrixOrder.map(() => 1.25));
+      expect(workers.results.map((r) => [r.config.calibrationFactor, r.config.calibrationOverhead])).toEqual(matrixOrder.map(() => [1.25, 40]));
       expect(workers.results.map((r) => r.config.backendOptions)).toEqual(matrixOrder.map(() => ({ recall: 0.8 })));
     });
 

@@ -9,7 +9,7 @@ import type { MockOptions } from '../llm/mock.js';
 import type { Backend } from '../core/backend.js';
 import type { LoadedScenario } from '../scenarios/load.js';
 import type { Job } from './job-plan.js';
-import { countersByFactor, runJob, tokenizeAhead, type JobEnv } from './run-job.js';
+import { countersFor, runJob, tokenizeAhead, type JobEnv } from './run-job.js';
 import type { MatrixEntry } from './matrix-entry.js';
 import type { RunResult } from '../core/run-records.js';
 import type { Params } from '../core/params.js';
@@ -92,7 +92,7 @@ export async function runMatrix(options: MatrixOptions): Promise<RunResult[]> {
 async function runInThread(jobs: readonly Job[], options: MatrixOptions, backend: Backend, concurrency: number, finished: (job: Job, run: RunResult) => Promise<void>): Promise<void> {
   const env: JobEnv = {
     backend,
-    counterFor: countersByFactor(options.counter),
+    counterFor: countersFor(options.counter),
     batchId: options.batchId,
     backendOptions: options.backendOptions,
     maxOutputTokens: options.maxOutputTokens,

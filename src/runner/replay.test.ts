@@ -1,13 +1,20 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import type { Message } from '../core/messages.js';
+import { userMessage, type Message } from '../core/messages.js';
 import { checkOrder, checkPairing } from '../core/pairing.js';
 import { createTokenCounter, type TokenCounter } from '../core/tokens.js';
 import { createMockBackend } from '../llm/mock.js';
-import type { Backend } from '../core/backend.js';
+import type { Backend, ChatRequest } from '../core/backend.js';
 import { maskingStrategy } from '../strategies/masking.js';
 import { defaultParams, type Params } from '../core/params.js';
 import { rawStrategy } from '../strategies/raw.js';
-import type { StrategyDefinition } from '../core/strategy.js';
+import { defineStrategy, type StrategyDefinition } from '../core/strategy.js';
+import { toolsText } from '../core/tools.js';
+import { scaledCounter } from '../metrics/calibration.js';
+import type { LoadedScenario } from '../scenarios/load.js';
+import { parseScenario } from '../scenarios/scenario.js';
+import { planJobs } from './job-plan.js';
+import type { MatrixEntry } from './matrix-entry.js';
+import { countersFor, runJob } from './run-job.js';
 import { scenarioOf, sweScenarioMessages } from '../../test/helpers/history.js';
 import { replayScenario } from './replay.js';
 
@@ -131,5 +138,67 @@ describe('replayScenario', () => {
       expect(c.meanPctError).toBeCloseTo((expected.reduce((a, b) => a + b) / 6) * 100, 6);
       expect(run.steps.every((step) => step.recordedPromptTokens === 1000)).toBe(true);
     });
+  });
+});
+
+describe('tool definitions of a scenario that declares them (billed with every request that sends them)', () => {
+  const TOOLS = [
+    { name: 'bash', description: 'Run a shell command in the repository.', parameters: { type: 'object', properties: { command: { type: 'string', description: 'The command.' } }, required: ['command'] } },
+    { name: 'finish', description: 'End the task.' },
+  ];
+  const tooled = (): LoadedScenario => ({
+    scenario: parseScenario({ ctxbench: 1, id: 'tooled', model: { name: 'gpt-4o' }, tools: TOOLS, messages: sweScenarioMessages(6, 300) }, 'tooled.json'),
+    format: 'ctxbench',
+  });
+  const job = (loaded: LoadedScenario, strategy: StrategyDefinition, calibration?: { factor: number; overhead: number }) => {
+    const entry: MatrixEntry = { strategy, params: defaultParams(strategy.params) };
+    const planned = planJobs([loaded], [entry], { encoding: 'o200k_base', calibration: calibration ? new Map([['gpt-4o|o200k_base', calibration]]) : undefined }).jobs[0]!;
+    const requests: ChatRequest[] = [];
+    const mock = createMockBackend(counter);
+    const backend: Backend = { name: 'mock', complete: (request) => (requests.push(request), mock.complete(request)) };
+    return { run: () => runJob(planned, loaded, entry, { backend, counterFor: countersFor(counter), batchId: 'b1' }), requests };
+  };
+
+  it('regression: counts them in every agent request, as the provider billed them, and sends them with it', async () => {
+    const loaded = tooled();
+    const { run, requests } = job(loaded, rawStrategy);
+    const result = await run();
+    const tools = counter.countText(toolsText(TOOLS));
+    expect(tools).toBeGreaterThan(40);
+    result.steps.forEach((step, i) => expect(step.promptTokens).toBe(counter.countContext(requests[i]!.messages) + tools));
+    expect(requests.every((r) => r.tools === loaded.scenario.tools)).toBe(true);
+  });
+
+  it('scales them with a calibration, and a strategy measures the context with them (its counter is the request counter)', async () => {
+    const seen: number[] = [];
+    const measuring = defineStrategy({ name: 'measuring', summary: 'raw, noting its own count', create: () => ({ beforeRequest: ({ messages, counter: own }) => (seen.push(own.countContext(messages)), { messages }) }) });
+    const { run } = job(tooled(), measuring, { factor: 1.5, overhead: 100 });
+    const result = await run();
+    expect(result.steps.map((s) => s.promptTokens)).toEqual(seen);
+    const calibrated = scaledCounter(counter, 1.5, 100);
+    expect(seen[0]).toBe(calibrated.countContext(tooled().scenario.messages.slice(0, 2)) + calibrated.countText(toolsText(TOOLS)));
+  });
+
+  it('an auxiliary request of plain text sends none and is counted without them; one holding tool calls sends and counts them', async () => {
+    const summarizing = defineStrategy({
+      name: 'summarizing',
+      summary: 'asks two summaries at step 3',
+      create: () => ({
+        beforeRequest: async ({ messages, step, llm, systemPrompt }) => {
+          if (step === 3) {
+            const instruction = userMessage({ id: 'ask', content: 'Summarize the work so far.' });
+            await llm({ messages: [systemPrompt!, userMessage({ id: 'text', content: 'The agent ran ls and read a file.' }), instruction], purpose: 'summary' });
+            await llm({ messages: [...messages, instruction], purpose: 'summary' });
+          }
+          return { messages };
+        },
+      }),
+    });
+    const { run, requests } = job(tooled(), summarizing);
+    const result = await run();
+    const summaries = requests.filter((r) => r.purpose === 'summary');
+    expect(summaries.map((r) => r.tools)).toEqual([undefined, TOOLS]);
+    const steps = result.steps.filter((s) => s.purpose === 'summary');
+    expect(steps.map((s) => s.promptTokens)).toEqual([counter.countContext(summaries[0]!.messages), counter.countContext(summaries[1]!.messages) + counter.countText(toolsText(TOOLS))]);
   });
 });

@@ -52,8 +52,8 @@ export async function replayScenario(options: ReplayOptions): Promise<RunResult>
   const files = createOffloadStore();
   const log = new RunLog(window, counter);
   const admit = createAdmit(counter, log);
-  const llm = auxiliaryLlm({ backend, counter, window, log, admit });
-  const askProbe = probeAsker({ backend, counter, window, log });
+  const llm = auxiliaryLlm({ backend, counter, window, log, admit, tools: scenario.tools });
+  const askProbe = probeAsker({ backend, counter, window, log, tools: scenario.tools });
   const exactSteps = new Set<number>(); // steps that sent the recorded history unchanged
   let exact = true; // the session's messages are still the recorded history, untouched
   const targets = targetsOf(scenario);
@@ -105,7 +105,8 @@ export async function replayScenario(options: ReplayOptions): Promise<RunResult>
       log.record([{ kind: 'warning', detail: `${backend.name} reported no usage: the local count is used (stored as local, never as 0)` }]);
     }
     // Calibration scales counts toward the recorded model's provider, not the live one: the tokenizer's own count is the estimate.
-    const estimate = Math.round(localTokens / (options.calibrationFactor ?? 1));
+    const { factor, overhead } = options.calibration ?? { factor: 1, overhead: 0 };
+    const estimate = Math.round((localTokens - overhead) / factor);
     if (response.usageSource === 'provider' && suspectTruncation(estimate, usage.promptTokens)) {
       // Ollama cuts the front of a prompt longer than num_ctx without an error: the only tell.
       log.record([{ kind: 'warning', detail: `suspected truncation: the provider counted ${usage.promptTokens} prompt tokens, the local estimate is ${estimate}` }]);
@@ -135,7 +136,7 @@ export async function replayScenario(options: ReplayOptions): Promise<RunResult>
       countReferences(context, step);
       prefixCachedTokens += sharedPrefixTokens(previousContext, context, counter, localTokens);
       previousContext = context;
-      const request = { messages: context, purpose: 'agent', recorded: turn.assistant, window, maxOutputTokens: options.maxOutputTokens };
+      const request = { messages: context, purpose: 'agent', tools: scenario.tools, recorded: turn.assistant, window, maxOutputTokens: options.maxOutputTokens };
       const response = await backend.complete(request).catch((error: unknown) => {
         // Retries are the backend's job: what reaches here ends this run, not the matrix.
         throw new RunEnded('error', `${backend.name}: ${(error as Error).message}`);

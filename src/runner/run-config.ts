@@ -7,6 +7,7 @@ import type { Params } from '../core/params.js';
 import type { RunConfig } from '../core/run-records.js';
 import type { StrategyDefinition } from '../core/strategy.js';
 import type { TokenCounter } from '../core/tokens.js';
+import type { CalibrationModel } from '../metrics/calibration.js';
 import type { Scenario } from '../scenarios/scenario.js';
 
 export interface ReplayOptions {
@@ -23,10 +24,10 @@ export interface ReplayOptions {
   readonly backend: Backend;
   /** The backend settings that shape results (stored with the run). */
   readonly backendOptions?: Params;
-  /** Counts tokens; already scaled when the run is calibrated (see calibrationFactor). */
+  /** Counts tokens, the scenario's tool definitions included; already calibrated when the run is (see calibration). */
   readonly counter: TokenCounter;
-  /** The token calibration factor `counter` applies, recorded with the run. */
-  readonly calibrationFactor?: number | undefined;
+  /** The token calibration `counter` applies, recorded with the run. */
+  readonly calibration?: CalibrationModel | undefined;
   readonly model: string;
   /** Whose prices the cost uses (default: `model`). */
   readonly priceModel?: string | undefined;
@@ -62,7 +63,8 @@ export function runConfig(options: ReplayOptions): RunConfig {
     model: options.model,
     window: options.window,
     encoding: options.counter.encoding,
-    calibrationFactor: options.calibrationFactor,
+    calibrationFactor: options.calibration?.factor,
+    calibrationOverhead: options.calibration?.overhead,
     priceModel: options.priceModel ?? options.model,
     thresholds: strategy.thresholds(params),
   };

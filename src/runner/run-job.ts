@@ -2,9 +2,10 @@
  * Running one job of a matrix (job-plan.ts), wherever it runs: the in-thread loop and the worker
  * threads run jobs through the same `runJob`, so a run's result cannot depend on where it ran.
  */
-import type { TokenCounter } from '../core/tokens.js';
+import { withTools, type TokenCounter } from '../core/tokens.js';
 import type { Backend } from '../core/backend.js';
-import { scaledCounter } from '../metrics/calibration.js';
+import type { ToolDefinition } from '../core/tools.js';
+import { scaledCounter, type CalibrationModel } from '../metrics/calibration.js';
 import type { LoadedScenario } from '../scenarios/load.js';
 import type { MatrixEntry } from './matrix-entry.js';
 import { replayScenario } from './replay.js';
@@ -15,7 +16,8 @@ import type { Job } from './job-plan.js';
 /** What every job of one matrix shares, wherever it runs. */
 export interface JobEnv {
   readonly backend: Backend;
-  readonly counterFor: (factor: number | undefined) => TokenCounter;
+  /** The counter of a calibration and a scenario's tool definitions (countersFor). */
+  readonly counterFor: (calibration: CalibrationModel | undefined, tools: readonly ToolDefinition[] | undefined) => TokenCounter;
   readonly batchId: string;
   readonly backendOptions?: Params | undefined;
   readonly maxOutputTokens?: number | undefined;
@@ -25,16 +27,26 @@ export interface JobEnv {
 }
 
 /**
- * The counter for each calibration factor: one scaled view per factor over `base`, so every model
- * shares the base counter's per-message cache.
+ * The counter of each calibration and tool set: one scaled view per calibration over `base`, so every
+ * model shares the base counter's per-message cache, and over it one view per scenario's tools (the
+ * same list object for every job of a scenario), so their text is counted once per scenario.
  */
-export function countersByFactor(base: TokenCounter): (factor: number | undefined) => TokenCounter {
-  const scaled = new Map<number, TokenCounter>();
-  return (factor) => {
-    if (factor === undefined) return base;
-    let counter = scaled.get(factor);
-    if (!counter) scaled.set(factor, (counter = scaledCounter(base, factor)));
-    return counter;
+export function countersFor(base: TokenCounter): JobEnv['counterFor'] {
+  const scaled = new Map<string, TokenCounter>();
+  const tooled = new WeakMap<readonly ToolDefinition[], Map<TokenCounter, TokenCounter>>();
+  return (calibration, tools) => {
+    let counter = base;
+    if (calibration !== undefined) {
+      const key = `${calibration.factor}|${calibration.overhead}`;
+      counter = scaled.get(key) ?? scaledCounter(base, calibration.factor, calibration.overhead);
+      scaled.set(key, counter);
+    }
+    if (tools === undefined) return counter;
+    const views = tooled.get(tools) ?? new Map<TokenCounter, TokenCounter>();
+    tooled.set(tools, views);
+    const view = views.get(counter) ?? withTools(counter, tools);
+    views.set(counter, view);
+    return view;
   };
 }
 
@@ -50,7 +62,7 @@ export function tokenizeAhead(scenarios: readonly LoadedScenario[], counter: Tok
 
 /** Replays the job's scenario through its entry with the window and calibration the plan gave it. */
 export function runJob(job: Job, { scenario, format }: LoadedScenario, { strategy, preset, params, variant }: MatrixEntry, env: JobEnv): Promise<RunResult> {
-  const counter = env.counterFor(job.factor);
+  const counter = env.counterFor(job.calibration, scenario.tools);
   return replayScenario({
     scenario,
     sourceFormat: format,
@@ -64,7 +76,7 @@ export function runJob(job: Job, { scenario, format }: LoadedScenario, { strateg
     maxOutputTokens: env.maxOutputTokens,
     askProbes: env.askProbes,
     counter,
-    calibrationFactor: job.factor,
+    calibration: job.calibration,
     model: job.model,
     priceModel: env.priceModel,
     window: job.window,

@@ -92,18 +92,19 @@ export class RunLog {
    * count. Returns that usage.
    */
   answered({ localTokens, response, ...entry }: AnsweredEntry): Usage {
-    const reply = (): number => this.counter.countMessage(response.message) - PER_MESSAGE_TOKENS;
-    const local = response.usageSource === 'local';
-    const usage: Usage = local
-      ? { promptTokens: localTokens, completionTokens: reply() }
-      : response.usage.completionTokens === undefined
-        ? { ...response.usage, completionTokens: reply() }
-        : response.usage;
+    const usage = this.usageOf(response, localTokens);
     const source = usage.promptTokens === undefined ? 'local' : response.usageSource;
     this.warnInvalid(response.invalidUsage ?? []);
-    if (!local) this.addProviderCached(entry.purpose, usage.cachedTokens);
+    if (response.usageSource !== 'local') this.addProviderCached(entry.purpose, usage.cachedTokens);
     this.addStep({ ...entry, promptTokens: usage.promptTokens ?? localTokens, usage, source, response });
     return usage;
+  }
+
+  /** The usage a step of `response` records (see `answered`), without recording it. */
+  usageOf(response: ChatResponse, localTokens: number): Usage {
+    const reply = (): number => this.counter.countMessage(response.message) - PER_MESSAGE_TOKENS;
+    if (response.usageSource === 'local') return { promptTokens: localTokens, completionTokens: reply() };
+    return response.usage.completionTokens === undefined ? { ...response.usage, completionTokens: reply() } : response.usage;
   }
 
   /** Probe questions are the benchmark's, not billed: their cache hits are not the run's. */

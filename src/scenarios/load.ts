@@ -2,10 +2,11 @@
  * Finding and reading scenario files: ctxbench scenarios (JSON/YAML) and any format an importer knows.
  */
 import { readFile } from 'node:fs/promises';
+import path from 'node:path';
 import { CtxbenchError, scenarioInvalid } from '../core/errors.js';
 import { findScenarioFiles, isScenarioFileName, type FoundFile } from './find.js';
 import { IMPORTERS, findImporter } from './importers/index.js';
-import type { Importer } from './importers/types.js';
+import type { CallJoiner, Importer } from './importers/types.js';
 import type { ScenarioFile } from './schema.js';
 import { parseScenario, type Scenario } from './scenario.js';
 import { parseYamlData } from './yaml.js';
@@ -83,14 +84,13 @@ export async function convertAll(importer: Importer, data: unknown, file: string
  * ctxbench knows is an error listing the known ones.
  */
 export async function importFileAll(file: string): Promise<ImportedFile[]> {
-  const all = await importKnown(file);
+  const all = await importData(await readStructured(file), file);
   if (!all) throw unknownFormat(file);
   return all;
 }
 
-/** As importFileAll, but undefined for a file that holds no format ctxbench knows. */
-async function importKnown(file: string): Promise<ImportedFile[] | undefined> {
-  const raw = await readStructured(file);
+/** The scenarios of a file's data, as importFileAll; undefined when it holds no format ctxbench knows. */
+async function importData(raw: unknown, file: string): Promise<ImportedFile[] | undefined> {
   const native = Array.isArray(raw) && raw.length > 0 && raw.every(isNativeScenario);
   if (isNativeScenario(raw) || native) {
     const all = (native ? raw : [raw]) as ScenarioFile[];
@@ -101,6 +101,78 @@ async function importKnown(file: string): Promise<ImportedFile[] | undefined> {
   const all = await convertAll(importer, raw, file);
   if (all.length === 0) throw scenarioInvalid(file, 'holds no runs');
   return checkIds(all.map((data, i) => ({ scenario: parseScenario(data, runFile(file, i, all.length)), format: importer.format, data })), file);
+}
+
+/** The call files of one recorded run (an importer's `calls`), as they are read. */
+interface CallRun {
+  readonly format: string;
+  readonly joiner: CallJoiner;
+  readonly files: string[];
+}
+
+export interface ImportedSet {
+  /** Every scenario, in the order of the files (each file's in file order). */
+  readonly imported: ImportedFile[];
+  /** The files a folder or a glob led to that hold no format ctxbench knows, in order. */
+  readonly skipped: string[];
+}
+
+/**
+ * Every scenario of the files a `--scenario` path led to (findScenarioFiles), each validated: what
+ * importFileAll gives for each file, except that
+ * - the call files of one recorded run (a format with `calls`: OpenHands'
+ *   llm_completions/<instance>/*.json) join into one scenario, placed where the first of them was and
+ *   named after their folder when there are several;
+ * - a file a folder or a glob led to that holds no format ctxbench knows is skipped (a file named on
+ *   its own must be of a known format; any file that does not parse, or holds an invalid scenario,
+ *   is an error).
+ */
+export async function importFound(found: readonly FoundFile[]): Promise<ImportedSet> {
+  const slots: (ImportedFile[] | CallRun)[] = [];
+  const runs = new Map<string, CallRun>();
+  const skipped: string[] = [];
+  for (const { file, named } of found) {
+    // Outside a folder's extensions a glob's match is not read: a README.md is no broken JSON file.
+    if (!named && !isScenarioFileName(file)) {
+      skipped.push(file);
+      continue;
+    }
+    const raw = await readStructured(file);
+    const importer = isNativeScenario(raw) ? undefined : findImporter(raw, file);
+    if (!importer?.calls) {
+      const all = await importData(raw, file);
+      if (all) slots.push(all);
+      else if (named) throw unknownFormat(file);
+      else skipped.push(file);
+      continue;
+    }
+    const key = `${importer.format}\n${importer.calls.runOf(raw, file)}`;
+    let run = runs.get(key);
+    if (run === undefined) {
+      run = { format: importer.format, joiner: importer.calls.join(), files: [] };
+      runs.set(key, run);
+      slots.push(run);
+    }
+    await run.joiner.add(raw, file);
+    run.files.push(file);
+  }
+  const imported = slots.flatMap((slot) => {
+    if (Array.isArray(slot)) return slot;
+    const data = slot.joiner.scenario();
+    const file = slot.files.length === 1 ? slot.files[0]! : path.dirname(slot.files[0]!);
+    return [{ scenario: parseScenario(data, file), format: slot.format, data }];
+  });
+  return { imported, skipped };
+}
+
+/** importFound over files named on their own: each must hold a known format. */
+export async function importFiles(files: readonly string[]): Promise<ImportedFile[]> {
+  return (await importFound(files.map((file) => ({ file, named: true })))).imported;
+}
+
+/** Loads every scenario of `files` (see importFiles). */
+export async function loadScenarioFiles(files: readonly string[]): Promise<LoadedScenario[]> {
+  return (await importFiles(files)).map(({ scenario, format }) => ({ scenario, format }));
 }
 
 function runFile(file: string, index: number, count: number): string {
@@ -127,18 +199,6 @@ export function unknownFormat(file: string, importers: readonly Importer[] = IMP
 
 const knownFormats = (importers: readonly Importer[]): string => `known: ${['ctxbench (scenario file)', ...importers.map((i) => i.format)].join(', ')}`;
 
-/**
- * The scenarios of a file a `--scenario` path led to; undefined when a folder or a glob led to it and
- * it holds no format ctxbench knows (skipped). A file named on its own must be of a known format, and
- * any file that does not parse, or holds an invalid scenario, is an error.
- */
-export async function loadFoundFile({ file, named }: FoundFile): Promise<LoadedScenario[] | undefined> {
-  // Outside a folder's extensions a glob's match is not read: a README.md is no broken JSON file.
-  if (!named && !isScenarioFileName(file)) return undefined;
-  const all = named ? await importFileAll(file) : await importKnown(file);
-  return all?.map(({ scenario, format }) => ({ scenario, format }));
-}
-
 export interface ScenarioSet {
   /** Every scenario, in the order of the files' paths (each file's in file order). */
   readonly scenarios: LoadedScenario[];
@@ -152,15 +212,9 @@ export interface ScenarioSet {
  * no scenario at all.
  */
 export async function loadScenarioPaths(patterns: readonly string[]): Promise<ScenarioSet> {
-  const scenarios: LoadedScenario[] = [];
-  const skipped: string[] = [];
-  for (const found of await findScenarioFiles(patterns)) {
-    const loaded = await loadFoundFile(found);
-    if (loaded) scenarios.push(...loaded);
-    else skipped.push(found.file);
-  }
-  if (scenarios.length === 0) throw noScenarioFound(patterns, skipped);
-  return { scenarios, skipped };
+  const { imported, skipped } = await importFound(await findScenarioFiles(patterns));
+  if (imported.length === 0) throw noScenarioFound(patterns, skipped);
+  return { scenarios: imported.map(({ scenario, format }) => ({ scenario, format })), skipped };
 }
 
 /** The error for paths that led only to files of no known format (`skipped`, not empty). */

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { scenarioDigest } from './digest.js';
 import { parseScenario } from './scenario.js';
 import type { ScenarioFile } from './schema.js';
 
@@ -63,6 +64,28 @@ describe('parseScenario', () => {
       const [system, user, ...rest] = base().messages;
       expect(parseScenario(base({ messages: [system!, user!, { role: 'system', content: 'Reminder.' }, ...rest] }), 's.json').messages[2]!.role).toBe('system');
       expect(parseScenario(base({ messages: [user!, ...rest] }), 's.json').messages[0]!.role).toBe('user');
+    });
+  });
+
+  describe('tool definitions', () => {
+    const tools = [{ name: 'bash', description: 'Run a shell command.', parameters: { type: 'object', properties: { command: { type: 'string' } } } }, { name: 'read_file' }];
+
+    it('keeps the tools a scenario declares, frozen, and part of its content digest', () => {
+      const scenario = parseScenario(base({ tools }), 's.json');
+      expect(scenario.tools).toEqual(tools);
+      expect(Object.isFrozen(scenario.tools)).toBe(true);
+      expect(scenarioDigest(scenario)).not.toBe(scenarioDigest(parseScenario(base(), 's.json')));
+    });
+
+    it('has none when the file declares none, and the digest of a file without tools is what it was', () => {
+      const scenario = parseScenario(base(), 's.json');
+      expect(scenario.tools).toBeUndefined();
+      expect('tools' in scenario).toBe(false);
+    });
+
+    it('rejects a tool without a name, or with unknown fields, naming the field', () => {
+      expect(() => parseScenario(base({ tools: [{ description: 'x' } as never] }), 's.json')).toThrow(/^s\.json: tools\[0\]\.name: /);
+      expect(() => parseScenario(base({ tools: [{ name: 'bash', input_schema: {} } as never] }), 's.json')).toThrow(/^s\.json: tools\[0\]: /);
     });
   });
 });

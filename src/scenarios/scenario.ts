@@ -1,7 +1,6 @@
 /**
  * A validated scenario: the recorded history as frozen messages with stable ids, plus what it targets.
  */
-import { z } from 'zod';
 import { scenarioInvalid } from '../core/errors.js';
 import {
   assistantMessage,
@@ -12,6 +11,8 @@ import {
   type Message,
 } from '../core/messages.js';
 import { checkPairing, describeViolations } from '../core/pairing.js';
+import type { ToolDefinition } from '../core/tools.js';
+import { describeIssue } from '../core/zod-issue.js';
 import { scenarioFileSchema, type ParsedScenarioFile, type Probe } from './schema.js';
 
 export interface Scenario {
@@ -24,6 +25,8 @@ export interface Scenario {
   readonly outcome?: string | undefined;
   readonly tags: readonly string[];
   readonly probes: readonly Probe[];
+  /** The tool definitions its agent requests send; absent when the recording has none. */
+  readonly tools?: readonly ToolDefinition[] | undefined;
   readonly messages: readonly Message[];
 }
 
@@ -38,18 +41,8 @@ export interface Turn {
 /** Validates raw file data (already parsed from JSON/YAML) and builds the scenario. */
 export function parseScenario(data: unknown, file: string): Scenario {
   const parsed = scenarioFileSchema.safeParse(data);
-  if (!parsed.success) throw scenarioInvalid(file, formatIssue(parsed.error));
+  if (!parsed.success) throw scenarioInvalid(file, describeIssue(parsed.error));
   return materialize(parsed.data, file);
-}
-
-function formatIssue(error: z.ZodError): string {
-  const issue = error.issues[0]!;
-  const where = issue.path.reduce<string>(
-    (acc, key) => (typeof key === 'number' ? `${acc}[${key}]` : acc ? `${acc}.${String(key)}` : String(key)),
-    '',
-  );
-  const more = error.issues.length > 1 ? ` (and ${error.issues.length - 1} more problem(s))` : '';
-  return `${where || '(top level)'}: ${issue.message}${more}`;
 }
 
 /** Message ids are positional ("m0007"), so they are stable for a given file. */
@@ -97,6 +90,8 @@ function materialize(data: ParsedScenarioFile, file: string): Scenario {
     outcome: data.outcome,
     tags: data.tags,
     probes: Object.freeze(data.probes),
+    // Left out when absent, so a scenario without tools keeps its digest.
+    ...(data.tools === undefined ? {} : { tools: Object.freeze(data.tools.map((t) => Object.freeze(t))) }),
     messages: Object.freeze(messages),
   });
 }

@@ -42,6 +42,16 @@ const tool = z
   })
   .strict();
 
+/** A tool the agent may call, as its requests declare it (OpenAI function tools, Anthropic tools). */
+export const toolSchema = z
+  .object({
+    name: z.string().min(1),
+    description: z.string().optional(),
+    /** The JSON Schema of its arguments. */
+    parameters: z.record(z.string(), z.unknown()).optional(),
+  })
+  .strict();
+
 export const messageSchema = z.discriminatedUnion('role', [system, user, assistant, tool]);
 
 /**
@@ -85,6 +95,8 @@ export const scenarioFileSchema = z
     outcome: z.string().optional(),
     tags: z.array(z.string()).default([]),
     probes: z.array(probeSchema).default([]),
+    /** The tool definitions every agent request sends (billed with each request); optional. */
+    tools: z.array(toolSchema).optional(),
     messages: z.array(messageSchema).min(2, 'a scenario needs at least a prompt and one assistant turn'),
   })
   .strict();

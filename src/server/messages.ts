@@ -4,6 +4,7 @@
  * would reject throws BadRequest with the provider's wording where we know it.
  */
 import { assistantMessage, systemMessage, toolMessage, userMessage, type Message, type ToolCall } from '../core/messages.js';
+import type { ToolDefinition } from '../core/tools.js';
 import { isRecord } from './http.js';
 
 export class BadRequest extends Error {
@@ -110,5 +111,19 @@ export function fromOllama(raw: unknown): Message[] {
       default:
         throw new BadRequest(`messages[${i}]: invalid role '${String(m['role'])}'`);
     }
+  });
+}
+
+/**
+ * A request's `tools` (the function tools both protocols send: `{type: 'function', function: {name,
+ * description, parameters}}`) as the definitions the server counts in the prompt, as a provider does;
+ * anything else in the list is left out.
+ */
+export function toolsOf(raw: unknown): ToolDefinition[] {
+  if (!Array.isArray(raw)) return [];
+  return raw.flatMap((tool: unknown) => {
+    const fn = isRecord(tool) && isRecord(tool['function']) ? tool['function'] : undefined;
+    if (typeof fn?.['name'] !== 'string') return [];
+    return [{ name: fn['name'], description: typeof fn['description'] === 'string' ? fn['description'] : undefined, parameters: isRecord(fn['parameters']) ? fn['parameters'] : undefined }];
   });
 }

@@ -4,7 +4,7 @@
 import { Ollama, type Message as OllamaMessage } from 'ollama';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { assistantMessage, systemMessage, toolMessage, userMessage, type Message } from '../core/messages.js';
-import { createTokenCounter, type TokenCounter } from '../core/tokens.js';
+import { createTokenCounter, withTools, type TokenCounter } from '../core/tokens.js';
 import { AGENT_STEP_ANSWER } from './answer.js';
 import { startModelServer, type RunningServer } from './index.js';
 import { OLLAMA_DEFAULT_NUM_CTX } from './ollama.js';
@@ -80,8 +80,8 @@ describe('POST /api/chat, not streaming', () => {
     expect(response.message).toEqual({ role: 'assistant', content: AGENT_STEP_ANSWER });
     expect(response).toMatchObject({ model: 'mock-model', done: true, done_reason: 'stop' });
     expect(new Date(response.created_at).toISOString()).toBe(response.created_at);
-    // tool_calls arrive as objects and role 'tool' messages count like any message; tool definitions are not counted
-    expect(response.prompt_eval_count).toBe(counter.countContext(core(3)));
+    // tool_calls arrive as objects and role 'tool' messages count like any message; the tool definitions are billed with the prompt
+    expect(response.prompt_eval_count).toBe(withTools(counter, [BASH_TOOL.function]).countContext(core(3)));
     expect(response.eval_count).toBe(counter.countText(AGENT_STEP_ANSWER));
     expect(response.eval_duration).toBeGreaterThan(0);
   });

@@ -8,9 +8,10 @@
 import { createHash } from 'node:crypto';
 import type { ServerResponse } from 'node:http';
 import type { Message } from '../core/messages.js';
+import { withTools } from '../core/tokens.js';
 import { complete, fitContext } from './answer.js';
 import { isRecord, MALFORMED_JSON, sendAnswer, sendJson, sendStream, streamPieces } from './http.js';
-import { BadRequest, fromOllama } from './messages.js';
+import { BadRequest, fromOllama, toolsOf } from './messages.js';
 import { findModel, withTag } from './models.js';
 import { FAULT_DEFAULTS } from './faults.js';
 import type { Exchange, Fault, ModelSpec } from './types.js';
@@ -59,7 +60,8 @@ export async function ollamaChat(x: Exchange): Promise<void> {
   }
   const options = isRecord(body['options']) ? body['options'] : {};
   const numCtx = Math.min(positive(options['num_ctx']) ?? OLLAMA_DEFAULT_NUM_CTX, spec.contextLength);
-  const fitted = fitContext(messages, numCtx, x.counter);
+  // The tool definitions go into the prompt (Ollama's template renders them): counted, and cut with it.
+  const fitted = fitContext(messages, numCtx, withTools(x.counter, toolsOf(body['tools'])));
   if (fitted.truncation) x.record.truncation = fitted.truncation;
   const reply = complete(fitted.kept, positive(options['num_predict']), x.counter);
 

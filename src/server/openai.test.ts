@@ -5,7 +5,7 @@ import OpenAI from 'openai';
 import type { ChatCompletionChunk, ChatCompletionMessageParam } from 'openai/resources/chat/completions';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { assistantMessage, systemMessage, toolMessage, userMessage, type Message } from '../core/messages.js';
-import { createTokenCounter, type TokenCounter } from '../core/tokens.js';
+import { createTokenCounter, withTools, type TokenCounter } from '../core/tokens.js';
 import { AGENT_STEP_ANSWER } from './answer.js';
 import { startModelServer, type RunningServer } from './index.js';
 import { CALLS_WITHOUT_RESULTS, TOOL_WITHOUT_CALL } from './openai.js';
@@ -62,8 +62,10 @@ describe('POST /v1/chat/completions, not streaming', () => {
     expect(completion.object).toBe('chat.completion');
     expect(completion.model).toBe('mock-model');
     expect(completion.choices[0]).toMatchObject({ index: 0, message: { role: 'assistant', content: AGENT_STEP_ANSWER }, finish_reason: 'stop' });
-    const completionTokens = counter.countText(AGENT_STEP_ANSWER); // tool definitions are not counted
-    expect(completion.usage).toMatchObject({ prompt_tokens: stepTokens(), completion_tokens: completionTokens, total_tokens: stepTokens() + completionTokens });
+    const completionTokens = counter.countText(AGENT_STEP_ANSWER);
+    // The tool definitions are billed with the prompt, as a provider bills them.
+    const promptTokens = stepTokens() + withTools(counter, tools.map((t) => t.function)).toolTokens;
+    expect(completion.usage).toMatchObject({ prompt_tokens: promptTokens, completion_tokens: completionTokens, total_tokens: promptTokens + completionTokens });
   });
 
   it('answers a user instruction with a summary in the sections its prompt names', async () => {

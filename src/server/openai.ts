@@ -13,10 +13,11 @@ import { randomUUID } from 'node:crypto';
 import type { ServerResponse } from 'node:http';
 import type { Message } from '../core/messages.js';
 import { checkPairing, type Violation } from '../core/pairing.js';
+import { withTools } from '../core/tokens.js';
 import { complete } from './answer.js';
 import { FAULT_DEFAULTS } from './faults.js';
 import { isRecord, MALFORMED_JSON, sendAnswer, sendJson, sendStream, streamPieces } from './http.js';
-import { BadRequest, fromOpenAi } from './messages.js';
+import { BadRequest, fromOpenAi, toolsOf } from './messages.js';
 import { findModel } from './models.js';
 import type { Exchange, Fault } from './types.js';
 
@@ -95,7 +96,8 @@ export async function openAiChat(x: Exchange): Promise<void> {
   if (messages.length === 0) return invalid(x.res, "Invalid 'messages': empty array. Expected an array with minimum length 1, but got an empty array instead.", 'messages', 'empty_array');
   const rejection = pairingRejection(messages);
   if (rejection) return invalid(x.res, rejection.message, rejection.param);
-  const promptTokens = x.counter.countContext(messages);
+  // The tool definitions are billed with the prompt, as providers bill them.
+  const promptTokens = withTools(x.counter, toolsOf(body['tools'])).countContext(messages);
   if (promptTokens > spec.contextLength) {
     const message = `This model's maximum context length is ${spec.contextLength} tokens. However, your messages resulted in ${promptTokens} tokens. Please reduce the length of the messages.`;
     return invalid(x.res, message, 'messages', 'context_length_exceeded');

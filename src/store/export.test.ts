@@ -19,7 +19,7 @@ beforeAll(async () => {
   [first, second] = [await mockRuns('b1'), await mockRuns('b2')];
   for (const [batchId, runs] of [['b1', first], ['b2', second]] as const) {
     await store.saveBatch({ batchId, createdAt: new Date(), command: 'bench run', version: '0.1.0', fingerprint: `fp-${batchId}` });
-    await store.saveCalibration([{ batchId, model: 'gpt-4o', encoding: 'o200k_base', factor: 1.2, samples: 3, before: { meanAbsPctError: 0.2, meanPctError: -0.2 }, after: { meanAbsPctError: 0.01, meanPctError: 0 } }]);
+    await store.saveCalibration([{ batchId, model: 'gpt-4o', encoding: 'o200k_base', factor: 1.2, overhead: 0, source: 'fitted', samples: 3, scenarios: 2, before: { meanAbsPctError: 0.2, meanPctError: -0.2 }, after: { meanAbsPctError: 0.01, meanPctError: 0 } }]);
     for (const run of runs) await store.saveRun(run);
   }
 });

@@ -17,8 +17,8 @@ beforeAll(async () => {
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 const calibration: CalibrationRecord = {
-  batchId: 'matrix-1', model: 'gpt-4o', encoding: 'o200k_base', factor: 1.17, samples: 12,
-  before: { meanAbsPctError: 0.14, meanPctError: -0.14 }, after: { meanAbsPctError: 0.02, meanPctError: 0.006 },
+  batchId: 'matrix-1', model: 'gpt-4o', encoding: 'o200k_base', factor: 1.17, overhead: 250, source: 'fitted', samples: 12, scenarios: 3,
+  before: { meanAbsPctError: 0.14, meanPctError: -0.14 }, after: { meanAbsPctError: 0.02, meanPctError: 0.006 }, outOfSample: { meanAbsPctError: 0.03, meanPctError: 0.01 },
 };
 
 /** A results file holding `runs` of batch matrix-1 (as a shard writes it), under `name`. */

@@ -3,13 +3,15 @@
  * the batches they came from, or one line saying why there is nothing to read.
  */
 import { CtxbenchError } from '../core/errors.js';
-import type { BatchInfo, RunResult } from '../core/run-records.js';
+import type { BatchInfo, CalibrationRecord, RunResult } from '../core/run-records.js';
 import { ResultStore } from './result-store.js';
 
 export interface StoredRuns {
   readonly runs: RunResult[];
   /** The batches of those runs, oldest first. */
   readonly batches: BatchInfo[];
+  /** The token calibration those batches counted with. */
+  readonly calibration: CalibrationRecord[];
 }
 
 /** The runs of `batch` (a batch id, "all", or the latest when undefined) in the results database `db`. */
@@ -22,8 +24,8 @@ export async function readBatch(db: string, batch?: string): Promise<StoredRuns>
       const which = batch === undefined || batch === 'all' ? 'it' : `batch ${batch}`;
       throw new CtxbenchError('STORE_ERROR', `${db}: no runs in ${which}; run \`bench run --db ${db}\` first`);
     }
-    const batches = await store.loadBatches([...new Set(runs.map((r) => r.batchId))]);
-    return { runs, batches };
+    const batchIds = [...new Set(runs.map((r) => r.batchId))];
+    return { runs, batches: await store.loadBatches(batchIds), calibration: await store.loadCalibration(batchIds) };
   } finally {
     await store.close();
   }

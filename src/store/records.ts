@@ -3,7 +3,7 @@
  * undefined; nothing else is lost, so a stored run reads back equal to the one that was saved.
  */
 import type { Encoding } from '../core/tokens.js';
-import type { BatchInfo, CalibrationRecord, EventKind, EventRecord, ProbeOutcome, ProbeRecord, RunResult, RunStatus, StepRecord, Threshold } from '../core/run-records.js';
+import type { BatchInfo, CalibrationRecord, CalibrationSource, EventKind, EventRecord, ProbeOutcome, ProbeRecord, RunResult, RunStatus, PctErrors, StepRecord, Threshold } from '../core/run-records.js';
 import type { Params } from '../core/params.js';
 import type { BATCHES, CALIBRATION, EVENTS, PROBES, Row, RUNS, STEPS } from './schema.js';
 
@@ -31,11 +31,35 @@ export function calibrationRow(record: CalibrationRecord): CalibrationRow {
     model: record.model,
     encoding: record.encoding,
     factor: record.factor,
+    overhead: record.overhead,
+    source: record.source,
     samples: record.samples,
-    mape_before: record.before.meanAbsPctError,
-    mpe_before: record.before.meanPctError,
-    mape_after: record.after.meanAbsPctError,
-    mpe_after: record.after.meanPctError,
+    scenarios: record.scenarios,
+    mape_before: record.before?.meanAbsPctError ?? null,
+    mpe_before: record.before?.meanPctError ?? null,
+    mape_after: record.after?.meanAbsPctError ?? null,
+    mpe_after: record.after?.meanPctError ?? null,
+    mape_oos: record.outOfSample?.meanAbsPctError ?? null,
+    mpe_oos: record.outOfSample?.meanPctError ?? null,
+  };
+}
+
+const errors = (abs: number | null, signed: number | null): PctErrors | undefined =>
+  abs === null || signed === null ? undefined : { meanAbsPctError: abs, meanPctError: signed };
+
+export function calibrationFromRow(row: CalibrationRow): CalibrationRecord {
+  return {
+    batchId: row.batch_id,
+    model: row.model,
+    encoding: row.encoding,
+    factor: row.factor,
+    overhead: row.overhead,
+    source: row.source as CalibrationSource,
+    samples: row.samples,
+    scenarios: row.scenarios,
+    before: errors(row.mape_before, row.mpe_before),
+    after: errors(row.mape_after, row.mpe_after),
+    outOfSample: errors(row.mape_oos, row.mpe_oos),
   };
 }
 
@@ -62,6 +86,7 @@ export function runRow(run: RunResult): RunRow {
     context_window: config.window,
     encoding: config.encoding,
     calibration_factor: config.calibrationFactor ?? null,
+    calibration_overhead: config.calibrationOverhead ?? null,
     price_model: config.priceModel,
     thresholds_json: JSON.stringify(config.thresholds),
     status: summary.status,
@@ -181,6 +206,7 @@ export function runFromRows(row: RunRow, steps: readonly StepRow[], events: read
       window: row.context_window,
       encoding: row.encoding as Encoding,
       calibrationFactor: row.calibration_factor ?? undefined,
+      calibrationOverhead: row.calibration_overhead ?? undefined,
       priceModel: row.price_model,
       thresholds: JSON.parse(row.thresholds_json) as Threshold[],
     },

@@ -11,7 +11,7 @@ import { removeStaleTemps } from '../core/temp-files.js';
 import type { BatchInfo, CalibrationRecord, RunResult, RunStatus } from '../core/run-records.js';
 import { openError, shortReason } from './errors.js';
 import { acquireInstance, releaseInstance } from './instances.js';
-import { batchFromRow, batchRow, calibrationRow, eventRows, probeRows, runFromRows, runRow, stepRows } from './records.js';
+import { batchFromRow, batchRow, calibrationFromRow, calibrationRow, eventRows, probeRows, runFromRows, runRow, stepRows } from './records.js';
 import { checkLayout } from './layout.js';
 import { BATCHES, CALIBRATION, EVENTS, PROBES, RUNS, STEPS, schemaSql } from './schema.js';
 import { appendRows, readRows } from './table-io.js';
@@ -110,6 +110,15 @@ export class ResultStore {
   async saveCalibration(records: readonly CalibrationRecord[]): Promise<void> {
     if (records.length === 0) return;
     await this.serially('cannot save calibration', () => appendRows(this.connection, CALIBRATION, records.map(calibrationRow)));
+  }
+
+  /** The token calibration of these batches, one row per model and encoding, in batch order. */
+  async loadCalibration(batchIds: readonly string[]): Promise<CalibrationRecord[]> {
+    return this.serially('cannot read calibration', async () =>
+      readRows<typeof CALIBRATION>(
+        await this.connection.runAndReadAll(`SELECT * FROM ${CALIBRATION.name} WHERE list_contains($ids, batch_id) ORDER BY batch_id, rowid`, { ids: listValue([...batchIds]) }, { ids: LIST(VARCHAR) }),
+      ).map(calibrationFromRow),
+    );
   }
 
   /** Runs in start order, each with its steps (by step) and events (by step, in recorded order). */

@@ -8,9 +8,10 @@
 /**
  * Bump when the layout changes incompatibly; older ctxbench versions then refuse the file. 3: a run
  * records its scenario's content digest, and its cached input may be NULL (unknown: a live provider
- * that reports no prompt-cache hits).
+ * that reports no prompt-cache hits). 4: token calibration with an overhead per request (a run's
+ * calibration_overhead; the calibration table's overhead, source, scenarios and out-of-sample errors).
  */
-export const SCHEMA_VERSION = 3;
+export const SCHEMA_VERSION = 4;
 
 export type ColumnType = 'INTEGER' | 'BIGINT' | 'DOUBLE' | 'VARCHAR' | 'TIMESTAMP';
 type ColumnSpec = ColumnType | `${ColumnType}?`;
@@ -75,6 +76,8 @@ export const RUNS = table(
     context_window: 'INTEGER',
     encoding: 'VARCHAR',
     calibration_factor: 'DOUBLE?',
+    // Version 4: tokens the calibration adds to every request (NULL: uncalibrated).
+    calibration_overhead: 'DOUBLE?',
     price_model: 'VARCHAR',
     thresholds_json: 'VARCHAR',
     status: 'VARCHAR',
@@ -162,17 +165,26 @@ export const PROBES = table('probes', {
   answered: 'INTEGER?',
 });
 
-/** Token calibration factors fitted for a batch: one row per model and tokenizer. */
+/** The token calibration of a batch: one row per model (as the registry resolves it) and tokenizer. */
 export const CALIBRATION = table('calibration', {
   batch_id: 'VARCHAR',
   model: 'VARCHAR',
   encoding: 'VARCHAR',
   factor: 'DOUBLE',
+  // Version 4: tokens per request on top of the scaled count, and where the calibration came from (fitted, built-in, file).
+  overhead: 'DOUBLE',
+  source: 'VARCHAR',
+  // Recorded requests and scenarios the errors are over (fitted on them, or a stored calibration checked on them).
   samples: 'INTEGER',
-  mape_before: 'DOUBLE',
-  mpe_before: 'DOUBLE',
-  mape_after: 'DOUBLE',
-  mpe_after: 'DOUBLE',
+  scenarios: 'INTEGER',
+  // NULL when there were no recorded requests to measure on.
+  mape_before: 'DOUBLE?',
+  mpe_before: 'DOUBLE?',
+  mape_after: 'DOUBLE?',
+  mpe_after: 'DOUBLE?',
+  // Out of sample (each scenario estimated by a fit on others); NULL with one scenario or a stored calibration.
+  mape_oos: 'DOUBLE?',
+  mpe_oos: 'DOUBLE?',
 });
 
 export const TABLES: readonly TableDef[] = [META, BATCHES, RUNS, STEPS, EVENTS, PROBES, CALIBRATION];

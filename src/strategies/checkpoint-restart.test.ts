@@ -20,7 +20,7 @@ import {
 } from './checkpoint-restart.js';
 import { type Params } from '../core/params.js';
 import { AuxiliaryCallError, type AuxiliaryLlm, type AuxiliaryRequest, resolveStrategyParams, type StrategyInput, type StrategyRun } from '../core/strategy.js';
-import { round, scenarioOf, sweScenarioMessages, sys, user } from '../../test/helpers/history.js';
+import { factScenarioMessages, round, scenarioOf, sweScenarioMessages, sys, user } from '../../test/helpers/history.js';
 import { strategyInput } from '../../test/helpers/strategy-input.js';
 
 let counter: TokenCounter;
@@ -274,7 +274,8 @@ describe('checkpoint-restart', () => {
     const generated = () => scenarioOf(sweScenarioMessages(60, 600));
 
     it('completes a long task with checkpoints and restarts, every request well paired', async () => {
-      const { backend, sent } = spy();
+      // Checkpoints of at most 300 tokens fit in what the 90% threshold leaves of an 8,000-token window.
+      const { backend, sent } = spy({ summaryTokens: 300 });
       const run = await replay(generated(), 8000, backend);
       expect(run.summary.status).toBe('completed');
       expect(run.summary.restarts).toBeGreaterThanOrEqual(2);
@@ -326,6 +327,18 @@ describe('checkpoint-restart', () => {
       expect(run.events.find((e) => e.kind === 'aux_failed')!.detail).toMatch(/^checkpoint: context of \d+ tokens exceeds/);
       expect(run.events.find((e) => e.kind === 'warning')!.detail).toMatch(/failed \(overflow\).*minimal prompt/);
       expect(run.summary.restarts).toBe(1);
+    });
+
+    // Regression: a checkpoint request whose prompt fit but whose answer did not was accepted (seen at 101.8% and 102.9%).
+    it('restarts from the minimal prompt when the checkpoint request fits but its answer would not', async () => {
+      const { backend, sent } = spy();
+      const run = await replay(scenarioOf(factScenarioMessages(40, 12)), 6000, backend);
+      expect(run.summary).toMatchObject({ status: 'completed', restarts: 1 });
+      const refused = run.events.filter((e) => e.kind === 'aux_failed');
+      expect(refused.map((e) => e.detail)).toEqual([expect.stringMatching(/^checkpoint: a prompt of \d+ tokens plus an answer of \d+ tokens exceeds the 6000-token window$/)]);
+      expect(sent.some((r) => r.purpose === 'checkpoint')).toBe(true);
+      expect(run.steps.filter((s) => s.purpose === 'checkpoint')).toEqual([]);
+      expect(sent.filter(isSessionOpening).map(({ messages }) => messages[1]!.content)).toEqual([MINIMAL_CONTINUATION_PROMPT]);
     });
 
     it('never crashes when the window is barely larger than the system prompt', async () => {

@@ -94,9 +94,10 @@ describe('clear-tool-results', () => {
       const h = history('bash', 'bash', 'bash', 'bash', 'bash');
       const run = clearToolResultsStrategy.create(params('triggerTokens=0'));
       const first = await plan(run, input(h));
-      const second = await plan(run, input(first.messages, { step: 1 }));
+      const second = await plan(run, input(first.messages, { step: 1, appendedFrom: first.messages.length }));
       expect(first.events).toHaveLength(2);
-      expect(second.messages).toBe(first.messages);
+      second.messages.forEach((m, i) => expect(m).toBe(first.messages[i])); // the same messages: the cached prefix holds
+      expect(second.messages).toHaveLength(first.messages.length);
       expect(second.events).toEqual([]);
     });
   });
@@ -161,6 +162,8 @@ describe('clear-tool-results', () => {
   });
 
   describe('presets', () => {
+    // SWE-agent, sweagent/agent/history_processors.py LastNObservations (the Complexity Trap's masking,
+    // M=10): every observation but the last n becomes "Old environment output: (K lines omitted)".
     it('jetbrains-masking: always on, the last 10 outputs kept, "Old environment output: (K lines omitted)"', async () => {
       expect(presetParams('jetbrains-masking')).toEqual({ triggerTokens: 0, keep: 10, clearAtLeast: 0, excludeTools: '', clearToolInputs: false, placeholder: 'lines-omitted' });
       const h = history(...Array.from({ length: 12 }, () => 'bash'));
@@ -174,6 +177,28 @@ describe('clear-tool-results', () => {
       expect(presetParams('anthropic-clear-tool-uses')).toEqual(anthropic);
       expect(defaultParams(clearToolResultsStrategy.params)).toEqual(anthropic);
       expect(presetParams('anthropic-clear-tool-uses', 'clear-tool-results.keep=5')['keep']).toBe(5);
+    });
+
+    // Anthropic context editing (docs.claude.com/en/docs/build-with-claude/context-editing): "Context
+    // editing is applied server-side before the prompt reaches Claude. Your client application
+    // maintains the full, unmodified conversation history": every request is edited anew, from the full
+    // history, so once that exceeds the trigger, every request keeps only the last `keep` tool results.
+    it('anthropic-clear-tool-uses: edits every request from the full history, so past the trigger only the last 3 results stay', async () => {
+      const run = clearToolResultsStrategy.create(presetParams('anthropic-clear-tool-uses'));
+      const big = (label: string) => 'output line\n'.repeat(9000).replace('output', label); // ~27,000 tokens
+      const first = [sys(), user('task'), ...Array.from({ length: 4 }, (_, i) => round('bash', big(`r${i}`))).flat()];
+      expect(counter.countContext(first)).toBeGreaterThan(100_000);
+      const a = await plan(run, input(first));
+      expect(tools(a.messages).map((m) => m.content === CLEARED_PLACEHOLDER)).toEqual([true, false, false, false]);
+      expect(counter.countContext(a.messages)).toBeLessThan(100_000);
+      // The next request: what was sent plus a new round. The full history is over the trigger again,
+      // though what was sent plus the new round is not: the API clears once more.
+      const appended = round('bash', 'ok');
+      const b = await plan(run, input([...a.messages, ...appended], { appendedFrom: a.messages.length, last: { sentCount: a.messages.length } }));
+      expect(counter.countContext([...a.messages, ...appended])).toBeLessThan(100_000);
+      expect(tools(b.messages).map((m) => m.content === CLEARED_PLACEHOLDER)).toEqual([true, true, false, false, false]);
+      expect(b.events.map((e) => e.messageId)).toEqual([tools(first)[1]!.id]); // only what is newly cleared
+      expect(tools(b.messages)[0]).toBe(tools(a.messages)[0]); // the same cleared message: the cached prefix holds
     });
 
     it('are registered and selectable by name, each setting a parameter of its strategy', () => {

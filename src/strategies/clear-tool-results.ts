@@ -9,6 +9,11 @@
  * invalidation would not pay off). LangChain reads it differently (stop clearing once that much is
  * freed); ctxbench follows Anthropic, whose parameter it is.
  *
+ * As both apply it (Anthropic server-side, LangChain to a copy of each model request), the edit is
+ * made anew on every request from the full, unedited history: the trigger is the full history's size,
+ * and once it is over, every request keeps only the last `keep` results. A cleared result is the same
+ * message object from one request to the next, so the cached prefix holds until a new one is cleared.
+ *
  * The `lines-omitted` placeholder is the JetBrains "Complexity Trap" masking (SWE-agent's
  * `last_n_observations`): `Old environment output: (K lines omitted)`.
  *
@@ -20,7 +25,6 @@ import { strategyOrigin, withContent, type Message } from '../core/messages.js';
 import { defineStrategy, type StrategyEvent } from '../core/strategy.js';
 import type { TokenCounter } from '../core/tokens.js';
 import { withToolArguments } from './parts/message-edits.js';
-import { measurePressure } from './parts/pressure.js';
 
 const NAME = 'clear-tool-results';
 
@@ -54,6 +58,8 @@ export function toolNames(list: string): ReadonlySet<string> {
 export interface ClearOptions {
   /** Strategy named in the origins of the messages it replaces. */
   readonly strategy: string;
+  /** Each result's cleared copy, reused whenever the same result is cleared again. Default: none kept. */
+  readonly memo?: WeakMap<Message, Message>;
   /** Most recent tool results left intact. */
   readonly keep: number;
   readonly placeholder: PlaceholderStyle;
@@ -101,7 +107,8 @@ export function clearToolResults(messages: readonly Message[], counter: TokenCou
   for (const i of targets) {
     const m = messages[i]!;
     if (m.role !== 'tool') continue;
-    const cleared = withContent(m, placeholderFor(options.placeholder, m.content), strategyOrigin(options.strategy, CLEARED_ACTION));
+    const cleared = options.memo?.get(m) ?? withContent(m, placeholderFor(options.placeholder, m.content), strategyOrigin(options.strategy, CLEARED_ACTION));
+    options.memo?.set(m, cleared);
     const before = counter.countMessage(m);
     const after = counter.countMessage(cleared);
     out[i] = cleared;
@@ -142,14 +149,23 @@ export const clearToolResultsStrategy = defineStrategy({
   },
   // The trigger is absolute tokens, not a share of the window: nothing to draw on a window-relative curve.
   create(p) {
-    const excludeTools = toolNames(p.excludeTools);
+    const options: ClearOptions = { strategy: NAME, keep: p.keep, placeholder: p.placeholder, excludeTools: toolNames(p.excludeTools), clearToolInputs: p.clearToolInputs, memo: new WeakMap() };
+    let history: readonly Message[] = []; // the full, unedited history, as the client keeps it
+    let sentEdited = false; // the last request was edited, so the session holds the edited copy
+    let clearedLast = new Set<string>(); // what the last request cleared: events name only what is new
     return {
       beforeRequest(input) {
         const { messages, counter } = input;
-        if (p.triggerTokens > 0 && measurePressure(input, 'projected').tokens <= p.triggerTokens) return { messages };
-        const outcome = clearToolResults(messages, counter, { strategy: NAME, keep: p.keep, placeholder: p.placeholder, excludeTools, clearToolInputs: p.clearToolInputs });
-        if (outcome.events.length === 0 || (p.clearAtLeast > 0 && outcome.freed < p.clearAtLeast)) return { messages };
-        return { messages: outcome.messages, events: outcome.events };
+        // The session's messages are the last request plus what was appended since.
+        history = sentEdited ? history.concat(messages.slice(input.appendedFrom)) : messages;
+        const outcome = p.triggerTokens > 0 && counter.countContext(history) <= p.triggerTokens ? undefined : clearToolResults(history, counter, options);
+        if (!outcome || outcome.events.length === 0 || (p.clearAtLeast > 0 && outcome.freed < p.clearAtLeast)) {
+          [sentEdited, clearedLast] = [false, new Set()];
+          return { messages: history };
+        }
+        const events = outcome.events.filter((e) => !clearedLast.has(e.messageId!));
+        [sentEdited, clearedLast] = [true, new Set(outcome.events.map((e) => e.messageId!))];
+        return { messages: outcome.messages, events };
       },
     };
   },

@@ -22,7 +22,7 @@ import {
   type MachineSettings,
 } from './continuation.js';
 import { AuxiliaryCallError, resolveStrategyParams, type ResponseInput } from '../core/strategy.js';
-import { round, scenarioOf, sweScenarioMessages, sys, user } from '../../test/helpers/history.js';
+import { factScenarioMessages, round, scenarioOf, sweScenarioMessages, sys, user } from '../../test/helpers/history.js';
 import { recordedReplay } from '../../test/helpers/replay.js';
 import { recordingLlm, strategyInput } from '../../test/helpers/strategy-input.js';
 
@@ -297,6 +297,21 @@ describe('continuation', () => {
       expect(run.events.find((e) => e.kind === 'continuation')!.detail).toMatch(/seeded with the fallback summary$/);
       const seeded = sent.find((c) => c[1]?.id === `continuation:seed:${ONCE.triggerStep}`)!;
       expect(seeded[1]!.content).toBe(seedText(1, FALLBACK_SUMMARY));
+      expectWellFormed(scenario, sent);
+    });
+
+    // Regression: a summary whose prompt fit but whose answer did not was accepted (seen at 100.9% of the window).
+    it('takes the fallback when the summary request fits but the answer would not (seed 001 failure path)', async () => {
+      const scenario = scenarioOf(factScenarioMessages(40, 12));
+      const { run, sent, purposes } = await spyReplay(scenario, 6000);
+      const refused = run.events.filter((e) => e.kind === 'aux_failed');
+      expect(refused).toHaveLength(1);
+      const [, prompt, answer] = /^summary: a prompt of (\d+) tokens plus an answer of (\d+) tokens exceeds the 6000-token window$/.exec(refused[0]!.detail)!.map(Number);
+      expect(prompt).toBeLessThanOrEqual(6000);
+      expect(prompt! + answer!).toBeGreaterThan(6000);
+      expect(purposes).toContain('summary'); // sent: only its answer did not fit
+      expect(run.steps.filter((s) => s.purpose === 'summary')).toEqual([]); // refused, so never billed
+      expect(run.events.find((e) => e.kind === 'continuation')!.detail).toMatch(/seeded with the fallback summary$/);
       expectWellFormed(scenario, sent);
     });
 

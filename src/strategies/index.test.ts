@@ -33,11 +33,11 @@ describe('strategy registry', () => {
   });
 
   it('type-checks a preset against its strategy', () => {
-    const preset = definePreset(maskingStrategy, { name: 'soft-early', params: { softThreshold: 0.5, measure: 'last-prompt' }, summary: 's', source: 'test' });
+    const preset = definePreset(maskingStrategy, { name: 'soft-early', params: { softThreshold: 0.5, measure: 'last-prompt' }, summary: 's', source: 'test', notReproduced: 'n' });
     expect(preset.strategy).toBe(maskingStrategy);
     // @ts-expect-error masking has no such parameter
-    definePreset(maskingStrategy, { name: 'x', params: { softThreshhold: 0.5 }, summary: 's', source: 'test' });
+    definePreset(maskingStrategy, { name: 'x', params: { softThreshhold: 0.5 }, summary: 's', source: 'test', notReproduced: 'n' });
     // @ts-expect-error measure is 'projected' or 'last-prompt'
-    definePreset(maskingStrategy, { name: 'x', params: { measure: 'newest' }, summary: 's', source: 'test' });
+    definePreset(maskingStrategy, { name: 'x', params: { measure: 'newest' }, summary: 's', source: 'test', notReproduced: 'n' });
   });
 });

@@ -169,12 +169,23 @@ describe('masking', () => {
       expect(carryover(history, 0)).toEqual([]);
     });
 
-    it('counts a cycle in progress as one: its opener plus its last N rounds', async () => {
+    it('carries a cycle in progress on top of the N complete ones: its opener plus its last N rounds', async () => {
       const done = [user('q1'), say('a1')];
       const r = [round('bash', '1'), round('bash', '2'), parallel(['3a', '3b'])];
       const history = [sys(), ...done, user('q2'), ...r.flat()];
       expect(carryover(history, 2)).toEqual([...done, history[3], ...r[1]!, ...r[2]!]);
-      expect(carryover(history, 1)).toEqual([history[3], ...r[2]!]);
+      expect(carryover(history, 1)).toEqual([...done, history[3], ...r[2]!]);
+    });
+
+    // Regression: the cycle in progress counted as one of the N, so carryoverTurns=5 carried 4 complete cycles.
+    it('carries N COMPLETE cycles plus the one in progress, parallel calls whole (seed 000)', async () => {
+      const complete = [1, 2, 3, 4].map((i) => [user(`q${i}`), ...parallel([`${i}a`, `${i}b`, `${i}c`]), ...round('read_file', `r${i}`), say(`a${i}`)]);
+      const opener = user('q5');
+      const inProgress = [round('bash', '5'), parallel(['5a', '5b'])];
+      const history = [sys(), ...complete.flat(), opener, ...inProgress.flat()];
+      expect(carryover(history, 2)).toEqual([...complete[2]!, ...complete[3]!, opener, ...inProgress[0]!, ...inProgress[1]!]);
+      expect(carryover(history, 3)).toEqual([...complete.slice(1).flat(), opener, ...inProgress.flat()]);
+      expect(checkPairing(carryover(history, 2))).toEqual([]);
     });
 
     it('drops strategy-inserted system messages and never starts on a tool result', async () => {

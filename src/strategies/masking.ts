@@ -81,9 +81,9 @@ export function maskOldest(
 
 /**
  * The messages a restarted session carries (seed 000 Pitfall 4: whole cycles only): the last N
- * cycles. A cycle still in progress, as the only cycle of an agent whose every turn calls a tool is,
- * counts as one and is carried as its opening user message plus its last N tool rounds, so the task
- * is not lost and no call is separated from its result.
+ * complete cycles, plus the cycle still in progress, if any. That one (the only cycle of an agent
+ * whose every turn calls a tool) is carried as its opening user message plus its last N tool rounds,
+ * so the task is not lost and no call is separated from its result.
  */
 export function carryover(messages: readonly Message[], turns: number): Message[] {
   if (turns === 0) return [];
@@ -93,11 +93,9 @@ export function carryover(messages: readonly Message[], turns: number): Message[
   if (!current) return [];
   const take = (spans: readonly Span[]): Message[] => spans.flatMap((s) => body.slice(s.start, s.end));
   if (current.complete) return take(all.slice(-turns));
-  // The cycle in progress counts as one of the N.
-  const previous = turns > 1 ? all.slice(0, -1).slice(-(turns - 1)) : [];
   const opener = body[current.start]!.role === 'user' ? [body[current.start]!] : [];
   const inner = rounds(body, current.start + opener.length).slice(-turns);
-  return [...take(previous), ...opener, ...take(inner)];
+  return [...take(all.slice(0, -1).slice(-turns)), ...opener, ...take(inner)];
 }
 
 export const maskingStrategy = defineStrategy({

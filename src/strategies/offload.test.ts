@@ -218,6 +218,49 @@ describe('offload', () => {
     });
   });
 
+  // deepagents' FilesystemMiddleware (langchain-ai/deepagents, libs/deepagents/deepagents/middleware/
+  // filesystem.py and _message_eviction.py): a result over tool_token_limit_before_evict (20,000) times
+  // NUM_CHARS_PER_TOKEN (4) characters goes to /large_tool_results/<tool call id>, replaced by a
+  // numbered 5-line head and 5-line tail; TOOLS_EXCLUDED_FROM_EVICTION are never evicted.
+  describe('offloadStyle=deepagents (deepagents FilesystemMiddleware eviction)', () => {
+    const deepagents = ['offloadStyle=deepagents', 'previewLines=5', noPrompt];
+
+    it('evicts a result over 4 characters a token, with a numbered head and tail under /large_tool_results/<call id>', async () => {
+      const output = lines(30);
+      const history = [sys(), user('task'), ...round('bash', output)];
+      const callId = (history[3] as ToolMessage).toolCallId;
+      const limit = Math.floor(output.length / 4); // output.length > 4 * limit
+      const result = await plan(history, 1_000_000, [...deepagents, `largeResultTokens=${limit}`]);
+      const path = `/large_tool_results/${callId}`;
+      expect(result.files.list()).toEqual([path]);
+      expect(result.files.read(path)).toBe(output);
+      const numbered = (from: number, to: number) => Array.from({ length: to - from }, (_, i) => `${String(from + i + 1).padStart(6)}\trow ${from + i} some output text`).join('\n');
+      expect(result.messages[3]!.content).toBe(
+        `Tool result too large: the result of tool call ${callId} was saved at ${path}.\n` +
+          'Read it back with read_file, a part at a time: give an offset and a limit (offset=0, limit=100 reads its first 100 lines).\n' +
+          'Its first and last lines (a "... [N lines truncated] ..." line stands for the lines between them):\n\n' +
+          `${numbered(0, 5)}\n... [20 lines truncated] ...\n${numbered(25, 30)}`,
+      );
+      // At 4 characters a token, not the tokenizer's count: one character less stays.
+      const kept = await plan(history, 1_000_000, [...deepagents, `largeResultTokens=${Math.ceil(output.length / 4)}`]);
+      expect(kept.messages).toBe(history);
+    });
+
+    it('never evicts the results of ls, glob, grep, read_file, edit_file and write_file', async () => {
+      const excluded = ['ls', 'glob', 'grep', 'read_file', 'edit_file', 'write_file'];
+      const history = [sys(), user('task'), ...excluded.flatMap((name) => round(name, lines(400))), ...round('execute', lines(400))];
+      const result = await plan(history, 1_000_000, [...deepagents, 'largeResultTokens=100']);
+      expect(result.events.map((e) => e.messageId)).toEqual([history.at(-1)!.id]);
+      expect(result.files.list()).toEqual([`/large_tool_results/${(history.at(-1) as ToolMessage).toolCallId}`]);
+    });
+
+    it('has no tier 2: written content stays in the calls above compactionThreshold', async () => {
+      const history = [sys(), user('task'), ...writeCall('write_file', { path: 'a.py', content: 'x = 1\n'.repeat(300) }), ...round('bash', 'ok')];
+      const result = await plan(history, Math.ceil(counter.countContext(history) / 0.95), deepagents);
+      expect(result.messages).toBe(history);
+    });
+  });
+
   describe('reversibility: every pointer resolves to exactly the original text', () => {
     it('holds for tier 1 and tier 2 together', async () => {
       const history = [
@@ -266,7 +309,7 @@ describe('offload', () => {
 
   describe('parameters', () => {
     it('has the seed defaults', () => {
-      expect(params()).toEqual({ largeResultTokens: 20_000, compactionThreshold: 0.85, previewLines: 10, recoveryPrompt: true });
+      expect(params()).toEqual({ offloadStyle: 'valis', largeResultTokens: 20_000, compactionThreshold: 0.85, previewLines: 10, recoveryPrompt: true });
     });
     it('rejects values out of range, naming the flag', () => {
       expect(() => params('compactionThreshold=0')).toThrow(/offload\.compactionThreshold must be a fraction in \(0, 1\]/);

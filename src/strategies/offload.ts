@@ -5,6 +5,7 @@
  *   a read-back instruction in its place.
  * - Tier 2: above 85% of the window, the content written by file-write tool calls and long file-write
  *   results are replaced by pointers to their originals in the store.
+ * `offloadStyle=deepagents` runs deepagents' eviction instead (parts/deepagents-eviction.ts), tier 1 only.
  * Nothing is ever lost: every pointer resolves to exactly the text it replaced. There is no lossy
  * last resort here (that is `summarization`, tier 3), so a context that the reversible tiers cannot
  * bring under the window overflows, as the seed's tiers 1-2 alone would.
@@ -19,7 +20,7 @@ export const offloadStrategy = defineStrategy({
   seed: '002',
   summary: 'Seed 002 tiers 1-2: offload tool results over 20k tokens with a preview; above 85% replace file-write contents with pointers (reversible).',
   params: OFFLOAD_PARAMS,
-  thresholds: (p) => [{ label: 'compact (tier 2)', fraction: p.compactionThreshold }],
+  thresholds: (p) => (p.offloadStyle === 'valis' ? [{ label: 'compact (tier 2)', fraction: p.compactionThreshold }] : []),
   create(p) {
     return {
       beforeRequest(input) {

@@ -14,9 +14,12 @@ export interface Preset {
   readonly strategy: StrategyDefinition;
   /** The values it sets; the strategy's defaults fill in the rest. */
   readonly params: Params;
+  /** What it does, as the system it reproduces does it. */
   readonly summary: string;
-  /** Where the settings come from (paper, source file, docs). */
+  /** Where the settings and the behaviour come from (paper, source file, docs). */
   readonly source: string;
+  /** What the system does that the preset does not (printed by `bench strategies` and in the README). */
+  readonly notReproduced: string;
 }
 
 /** A preset of `strategy`: `params` may set only parameters `strategy` has, to values they admit. */
@@ -32,31 +35,53 @@ export const PRESETS: Readonly<Record<string, Preset>> = Object.fromEntries(
       name: 'jetbrains-masking',
       params: { triggerTokens: 0, keep: 10, clearAtLeast: 0, excludeTools: '', clearToolInputs: false, placeholder: 'lines-omitted' },
       summary: 'Observation masking on every request: all but the last 10 tool outputs become "Old environment output: (K lines omitted)".',
-      source: 'Lindenbauer et al., The Complexity Trap (arXiv 2508.21433), M=10; SWE-agent history_processors.py LastNObservations',
+      source: 'Lindenbauer et al., The Complexity Trap (arXiv 2508.21433), M=10; SWE-agent sweagent/agent/history_processors.py LastNObservations',
+      notReproduced: 'nothing known.',
     }),
     definePreset(clearToolResultsStrategy, {
       name: 'anthropic-clear-tool-uses',
       params: { triggerTokens: 100_000, keep: 3, clearAtLeast: 0, excludeTools: '', clearToolInputs: false, placeholder: 'cleared' },
-      summary: 'Above 100,000 input tokens, all but the last 3 tool results become "[cleared]" (clear_at_least: none).',
-      source: 'Anthropic context editing, clear_tool_uses_20250919 defaults (docs.claude.com); LangChain ClearToolUsesEdit',
+      summary:
+        'Applied to every request from the full, unedited history, as the API does server-side: once it exceeds 100,000 input tokens, all but the last 3 tool results become "[cleared]" (clear_at_least: none; exclude_tools: none).',
+      source: 'Anthropic context editing, clear_tool_uses_20250919 (docs.claude.com/en/docs/build-with-claude/context-editing: trigger, keep, clear_at_least, exclude_tools, clear_tool_inputs); LangChain ClearToolUsesEdit',
+      notReproduced: "tokens are counted by the run's tokenizer, not Claude's; a trigger in tool uses, and clear_tool_inputs as a list of tools, are not offered.",
     }),
     definePreset(summarizationStrategy, {
       name: 'deepagents',
-      params: { summarizationThreshold: 0.85, keepFraction: 0.1, offloadFirst: true, largeResultTokens: 20_000, compactionThreshold: 0.85 },
-      summary: 'Tool results over 20,000 tokens offloaded with a preview; at 85% of the window an LLM summary keeping the most recent 10%.',
-      source: 'shared/design/anchors.md, "Strategies in the field", deepagents row (summary at 85% keeping 10%; results > 20,000 tokens to files)',
+      params: {
+        offloadFirst: true,
+        offloadStyle: 'deepagents',
+        largeResultTokens: 20_000,
+        previewLines: 5,
+        recoveryPrompt: false,
+        summarizationThreshold: 0.85,
+        keepFraction: 0.1,
+        template: 'deepagents',
+      },
+      summary:
+        'A tool result over 20,000 tokens (4 characters a token) goes to /large_tool_results/<call id>, leaving a numbered 5-line head and tail; ls, glob, grep, read_file, edit_file and write_file results never do. At 85% of the window, the messages before the most recent 10% are appended to /conversation_history/ and replaced by a summary of their last 4,000 tokens, in a user message naming that file.',
+      source:
+        'langchain-ai/deepagents libs/deepagents/deepagents/middleware/filesystem.py (tool_token_limit_before_evict, TOOLS_EXCLUDED_FROM_EVICTION), _message_eviction.py (head-and-tail preview), summarization.py and graph.py (trigger 0.85, keep 0.10 with a model profile); LangChain SummarizationMiddleware',
+      notReproduced:
+        'the old write_file and edit_file arguments deepagents cuts to 2,000 characters at 85%; LangChain starting the summarized messages on a user message; its prompts, in our words.',
     }),
     definePreset(summarizationStrategy, {
       name: 'codex',
-      params: { summarizationThreshold: 0.9, keep: 'user-messages', keepUserTokens: 20_000, template: 'handoff', offloadFirst: false, recoveryPrompt: false },
-      summary: "At 90% of the window: a handoff summary plus the user's own messages verbatim (up to 20,000 tokens); tool items dropped.",
-      source: 'shared/design/anchors.md, "Strategies in the field", OpenAI Codex CLI row (compact at 90%; handoff summary + user messages up to 20,000 tokens)',
+      params: { summarizationThreshold: 0.9, keep: 'user-messages', keepUserTokens: 20_000, template: 'codex', offloadFirst: false, recoveryPrompt: false },
+      summary:
+        "At 90% of the window, the whole conversation plus the compact prompt asks for a handoff summary (the oldest items left out while the request does not fit); the new history is the user's own messages (up to 20,000 tokens, most recent first) and then the summary as a user message after Codex's prefix; tool items are dropped.",
+      source: 'openai/codex codex-rs/core/src/compact.rs (build_compacted_history, COMPACT_USER_MESSAGE_MAX_TOKENS, the retry that removes the oldest item), templates/compact/prompt.md and summary_prefix.md',
+      notReproduced:
+        'a user message that no longer fits the 20,000 tokens is left out, where Codex keeps it cut in the middle; the compact prompt and the summary prefix are in our words.',
     }),
     definePreset(summarizationStrategy, {
       name: 'goose',
-      params: { summarizationThreshold: 0.8, template: 'goose', offloadFirst: false, recoveryPrompt: false },
-      summary: 'At 80% of the window: a summary with Goal / Constraints / Progress / Key Decisions / Next Steps / Critical Context.',
-      source: 'shared/design/anchors.md, "Strategies in the field", Goose row (GOOSE_AUTO_COMPACT_THRESHOLD 0.8 and its summary sections)',
+      params: { summarizationThreshold: 0.8, keep: 'last-user-message', template: 'goose', offloadFirst: false, recoveryPrompt: false },
+      summary:
+        'Above 80% of the window, the whole conversation as text is summarized into Goal / Constraints & Preferences / Progress / Key Decisions / Next Steps / Critical Context (10, 20, 50, then 100% of the tool responses left out, middle-out, while the request does not fit); the model then sees the summary, a note that the context was compacted and the latest user message, re-sent.',
+      source: 'block/goose crates/goose/src/context_mgmt/mod.rs (compact_messages, do_compact, DEFAULT_COMPACTION_THRESHOLD 0.8) and crates/goose/src/prompts/compaction.md',
+      notReproduced:
+        "the trigger is measured on the next request's tokens (Goose reads the last request's total); the prompt and the continuation note are in our words; Goose's summaries of single tool calls are off in its source, and not reproduced.",
     }),
   ].map((p) => [p.name, p]),
 );

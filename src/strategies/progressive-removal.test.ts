@@ -15,14 +15,13 @@ import {
   estimator,
   generateHandoff,
   heuristicSummary,
-  middleOutOrder,
-  middleOutSelection,
   parseScratchpadSignal,
   progressiveRemovalStrategy,
   removeProgressively,
   removeRounds,
   stripAnalysis,
 } from './progressive-removal.js';
+import { middleOutOrder, middleOutSelection } from './parts/middle-out.js';
 import { type AuxiliaryLlm, type AuxiliaryRequest, resolveStrategyParams, type ResponseInput, type StrategyInput, type StrategyRun } from '../core/strategy.js';
 import { parallel, round, say, scenarioOf, sweScenarioMessages, sys, user } from '../../test/helpers/history.js';
 import { recordedReplay } from '../../test/helpers/replay.js';
@@ -245,6 +244,31 @@ describe('progressive-removal', () => {
       expect(tail).toEqual(history.slice(history.indexOf(batch[0]!)));
       pairingOk(result.messages);
       expect(checkOrder(history, result.messages)).toBeUndefined();
+    });
+
+    // Regression: after an earlier removal the summary listed nothing ("## Compacted History" and no
+    // line), because the calls it lists had been removed from the messages it summarized.
+    it('builds the heuristic summary from everything removed so far: never empty after a removal', async () => {
+      const run = progressiveRemovalStrategy.create(params());
+      const reasoning = 'I will reason about this at length. '.repeat(40);
+      const early = Array.from({ length: 5 }, (_, i) => round('bash', big(`out${i}`, 45), { command: `step ${i}` }, `Step ${i}. ${reasoning}`));
+      const first = [sys(), user('Fix the parser.'), ...early.flat(), ...round('bash', 'ok', {}, 'Checking.')];
+      const a = await plan(run, input(first, Math.ceil(counter.countContext(first) / 0.95), { step: 6 }));
+      expect(a.events.map((e) => e.detail)).toEqual(['removed 5 of 5 tool rounds (calls with their results) at level 100%, middle-out']);
+
+      const second = [...a.messages, ...Array.from({ length: 3 }, (_, i) => round('read_file', 'ok', {}, `Later ${i}. ${reasoning}`)).flat()];
+      const b = await plan(run, input(second, Math.ceil(counter.countContext(second) / 0.95), { step: 9 }));
+      expect(b.events.map((e) => e.kind)).toEqual(['summarized']);
+      const note = b.messages.find((m) => m.origin.source === 'strategy' && m.origin.action === 'scratchpad')!;
+      expect(note.content).toBe(`# Task Scratchpad\n\n## Compacted History\n${'- Called bash\n'.repeat(5).trimEnd()}`);
+      pairingOk(b.messages);
+    });
+
+    it('says what it compacted when the messages hold no call, decision or quality gate', async () => {
+      const chat = [sys(), user('task'), ...Array.from({ length: 12 }, (_, i) => [say(`Answer ${i}. ${'I will reason about this at length. '.repeat(30)}`), user(`More ${i}.`)]).flat()];
+      const result = await plan(progressiveRemovalStrategy.create(params()), input(chat, Math.ceil(counter.countContext(chat) / 0.95)));
+      expect(result.events.map((e) => e.kind)).toEqual(['summarized']);
+      expect(result.messages[2]!.content).toBe('# Task Scratchpad\n\n## Compacted History\n- 14 earlier messages compacted: no tool call, decision or quality gate in them');
     });
 
     it('runs the removal levels again when the kept messages alone are still over the threshold', async () => {

@@ -33,10 +33,14 @@
  *   system prompt, which compaction never touches.
  * - The agent's scratchpad and the compacted history are kept apart, so a later `SCRATCHPAD:` signal
  *   (recorded, so it never saw our summaries) does not erase the compacted history.
+ * - The summary covers the rounds removed since the last summary too, in history order: after a
+ *   removal, the seed's summary of the older messages finds their calls gone and lists nothing. When
+ *   there is still nothing to list, the heuristic says how many messages it compacted: never empty.
  */
 import { recentStart, seenToolRounds, type Span } from '../core/cut-points.js';
 import { assistantMessage, droppedIds, strategyOrigin, userMessage, type AssistantMessage, type Message } from '../core/messages.js';
 import { checkBelow } from '../core/params.js';
+import { middleOutSelection } from './parts/middle-out.js';
 import { AuxiliaryCallError, defineStrategy, type RequestPlan, type StrategyEvent, type StrategyInput } from '../core/strategy.js';
 import type { TokenCounter } from '../core/tokens.js';
 
@@ -111,32 +115,6 @@ export function estimator(kind: Estimate, counter: TokenCounter): Estimator {
 // Middle-out removal
 // ---------------------------------------------------------------------------------------------------
 
-/** Seed: `numToRemove = n * pct / 100` (integer division), at least 1 when pct > 0. */
-export function removalCount(n: number, percent: number): number {
-  if (n === 0 || percent === 0) return 0;
-  return Math.max(1, Math.floor((n * percent) / 100));
-}
-
-/**
- * Positions 0..n-1 in the seed's middle-out order: middle-1, middle, middle-2, middle+1, ... (with
- * middle = floor(n/2)). The seed's loop skips a slot when the left side runs out (n odd); this order
- * goes on with the right side, so its first n entries are all n positions.
- */
-export function middleOutOrder(n: number): number[] {
-  const middle = Math.floor(n / 2);
-  const order: number[] = [];
-  for (let offset = 0; order.length < n; offset++) {
-    if (middle - offset - 1 >= 0) order.push(middle - offset - 1);
-    if (middle + offset < n) order.push(middle + offset);
-  }
-  return order;
-}
-
-/** The positions removed at `percent`, in removal order. */
-export function middleOutSelection(n: number, percent: number): number[] {
-  return middleOutOrder(n).slice(0, removalCount(n, percent));
-}
-
 /** The assistant turn of a removed round without its calls; undefined when it had no text to keep. */
 export type TurnStripper = (m: AssistantMessage) => AssistantMessage | undefined;
 
@@ -164,6 +142,8 @@ interface Removal {
   readonly tokens: number;
   /** False when even 100% left the estimate at or over the target. */
   readonly under: boolean;
+  /** The removed rounds as they were (calls and results), in history order. */
+  readonly taken: readonly Message[];
 }
 
 /** `messages` with the given rounds removed (calls and results together, the turn's text kept). */
@@ -195,8 +175,10 @@ export function removeProgressively(messages: readonly Message[], tokens: number
     const chosen = middleOutSelection(spans.length, level);
     const after = tokens - chosen.reduce((sum, i) => sum + savings[i]!, 0);
     if (after >= target && level !== 100) continue;
-    const out = chosen.length > 0 ? removeRounds(messages, chosen.map((i) => spans[i]!), strip) : messages;
-    return { messages: out, level, removed: chosen.length, candidates: spans.length, tokens: after, under: after < target };
+    const picked = chosen.map((i) => spans[i]!).sort((a, b) => a.start - b.start);
+    const out = picked.length > 0 ? removeRounds(messages, picked, strip) : messages;
+    const taken = picked.flatMap((span) => messages.slice(span.start, span.end));
+    return { messages: out, level, removed: chosen.length, candidates: spans.length, tokens: after, under: after < target, taken };
   }
   throw new Error('unreachable: the removal levels end at 100%');
 }
@@ -240,7 +222,8 @@ function qualityResult(text: string): string {
 
 /**
  * Seed `summarizeMessages`: tool calls, decisions ("decided"/"choosing") and quality gates. Tool
- * results count as user messages here, as they are in the seed's (Anthropic) message model.
+ * results count as user messages here, as they are in the seed's (Anthropic) message model. Empty
+ * when the messages hold none of these (see `compactedSummary`).
  */
 export function heuristicSummary(messages: readonly Message[]): string {
   let summary = '';
@@ -252,6 +235,19 @@ export function heuristicSummary(messages: readonly Message[]): string {
     if ((m.role === 'user' || m.role === 'tool') && m.content.includes('QUALITY_')) summary += `- Quality gate: ${qualityResult(m.content)}\n`;
   }
   return summary;
+}
+
+/** The seed's heuristic summary, or a line saying what was compacted when it finds nothing to list: never empty. */
+export function compactedSummary(messages: readonly Message[]): string {
+  return heuristicSummary(messages) || `- ${messages.length} earlier messages compacted: no tool call, decision or quality gate in them\n`;
+}
+
+/** `messages` in the order first seen (unknown ones last), each id once: its first copy wins. */
+function inHistoryOrder(messages: readonly Message[], position: ReadonlyMap<string, number>): Message[] {
+  const unique = new Map<string, Message>();
+  for (const m of messages) if (!unique.has(m.id)) unique.set(m.id, m);
+  const at = (m: Message): number => position.get(m.id) ?? Infinity;
+  return [...unique.values()].sort((a, b) => at(a) - at(b));
 }
 
 /** Seed `truncateForSummary` (by characters, never splitting a surrogate pair). */
@@ -361,6 +357,10 @@ export const progressiveRemovalStrategy = defineStrategy({
     let estimate: Estimator | undefined; // made at the first request, from the run's counter
     let agentScratchpad = '';
     let compactedHistory = '';
+    // The rounds removed since the last summary, as they were: the summary lists their calls, which
+    // are no longer in the messages it compacts (a stripped turn keeps only its text).
+    const removedSinceSummary: Message[] = [];
+    const position = new Map<string, number>(); // each message's first-seen order: the history's
 
     const scratchpad = (): string => (agentScratchpad + compactedHistory).trim();
 
@@ -378,14 +378,14 @@ export const progressiveRemovalStrategy = defineStrategy({
     };
 
     const summarize = async (input: StrategyInput, span: readonly Message[]): Promise<{ text: string; how: string }> => {
-      if (p.summary === 'heuristic') return { text: heuristicSummary(span), how: 'heuristic' };
+      if (p.summary === 'heuristic') return { text: compactedSummary(span), how: 'heuristic' };
       const system = input.messages[0]?.role === 'system' ? [input.messages[0]] : [];
       try {
         const answer = await input.llm({ messages: summaryRequest(system, span, input.step), purpose: 'summary', expect: { sections: SUMMARY_SECTIONS } });
         return { text: stripAnalysis(answer.text), how: 'llm' };
       } catch (error) {
         if (!(error instanceof AuxiliaryCallError)) throw error;
-        return { text: heuristicSummary(span), how: `heuristic, the llm summary failed (${error.reason})` };
+        return { text: compactedSummary(span), how: `heuristic, the llm summary failed (${error.reason})` };
       }
     };
 
@@ -396,24 +396,31 @@ export const progressiveRemovalStrategy = defineStrategy({
       const cut = recentStart(messages, p.recentMessages, from);
       const span = messages.slice(from, cut).filter((m) => !isScratchpad(m));
       if (span.length === 0) return undefined;
-      const { text, how } = await summarize(input, span);
+      const earlier = removedSinceSummary.splice(0);
+      const { text, how } = await summarize(input, inHistoryOrder([...earlier, ...span], position));
       compactedHistory += `\n\n## Compacted History\n${text}`;
       const note = userMessage({ id: `${NAME}:scratchpad:${input.step}`, content: `# Task Scratchpad\n\n${scratchpad()}`, origin: strategyOrigin(NAME, 'scratchpad') });
       const out = [...messages.slice(0, from), note, ...messages.slice(cut)];
-      const detail = `summarized ${span.length} older messages (${how}) into the scratchpad; kept the last ${messages.length - cut}`;
+      const removedEarlier = earlier.length > 0 ? ` and ${earlier.length} removed earlier` : '';
+      const detail = `summarized ${span.length} older messages${removedEarlier} (${how}) into the scratchpad; kept the last ${messages.length - cut}`;
       return {
         messages: out,
         event: { kind: 'summarized', messageId: note.id, messageIds: span.map((m) => m.id), detail, text: note.content, tokensBefore: est.context(messages), tokensAfter: est.context(out) },
       };
     };
 
-    const removedEvent = (r: Removal, from: readonly Message[], before: number): StrategyEvent => ({
-      kind: 'removed',
-      messageIds: droppedIds(from, r.messages),
-      detail: `removed ${r.removed} of ${r.candidates} tool rounds (calls with their results) at level ${r.level}%, middle-out`,
-      tokensBefore: before,
-      tokensAfter: r.tokens,
-    });
+    /** Keeps removal `r` of `from`: its event, and its rounds wait for the next summary. Returns the messages. */
+    const keepRemoval = (r: Removal, from: readonly Message[], before: number, events: StrategyEvent[]): readonly Message[] => {
+      removedSinceSummary.push(...r.taken);
+      events.push({
+        kind: 'removed',
+        messageIds: droppedIds(from, r.messages),
+        detail: `removed ${r.removed} of ${r.candidates} tool rounds (calls with their results) at level ${r.level}%, middle-out`,
+        tokensBefore: before,
+        tokensAfter: r.tokens,
+      });
+      return r.messages;
+    };
 
     const compact = async (input: StrategyInput, tokens: number, est: Estimator): Promise<RequestPlan> => {
       const compactAt = p.compactThreshold * input.window;
@@ -422,8 +429,7 @@ export const progressiveRemovalStrategy = defineStrategy({
       const events: StrategyEvent[] = [];
       let messages: readonly Message[];
       if (removal.under) {
-        events.push(removedEvent(removal, input.messages, tokens));
-        messages = removal.messages;
+        messages = keepRemoval(removal, input.messages, tokens, events);
       } else {
         // As in the seed, the fallback starts again from the messages as they were.
         const fallback = await summarizeOlder(input, input.messages, est);
@@ -432,13 +438,9 @@ export const progressiveRemovalStrategy = defineStrategy({
           messages = fallback.messages;
           const after = est.context(messages);
           const again = after >= compactAt ? removeProgressively(messages, after, target, est, strip) : undefined;
-          if (again && again.removed > 0) {
-            events.push(removedEvent(again, messages, after));
-            messages = again.messages;
-          }
+          if (again && again.removed > 0) messages = keepRemoval(again, messages, after, events);
         } else if (removal.removed > 0) {
-          events.push(removedEvent(removal, input.messages, tokens));
-          messages = removal.messages;
+          messages = keepRemoval(removal, input.messages, tokens, events);
         } else {
           return { messages: input.messages, events: [{ kind: 'warning', detail: `context at ${pct(tokens, input.window)} of the window: nothing left to remove or summarize`, tokensBefore: tokens }] };
         }
@@ -449,6 +451,7 @@ export const progressiveRemovalStrategy = defineStrategy({
 
     return {
       async beforeRequest(input: StrategyInput): Promise<RequestPlan> {
+        for (const m of input.messages.slice(input.appendedFrom)) if (!position.has(m.id)) position.set(m.id, position.size);
         const est = (estimate ??= estimator(p.estimate, input.counter));
         const tokens = est.context(input.messages);
         if (tokens >= p.compactThreshold * input.window) return compact(input, tokens, est);

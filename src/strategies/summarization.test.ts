@@ -13,7 +13,11 @@ import { conversationMarkdown } from './parts/conversation-archive.js';
 import { createOffloadStore } from '../core/offload-store.js';
 import { type Params, resolveParams } from '../core/params.js';
 import { PRESETS } from './presets.js';
-import { heuristicSummary, summarizationStrategy, summaryMessageText, TEMPLATES, VALIS_SUMMARY_PROMPT, type SummarizationParams } from './summarization.js';
+import { summarizationStrategy, SUMMARIZERS, type SummarizationParams } from './summarization.js';
+import { heuristicSummary, summaryMessageText, VALIS_SUMMARY_PROMPT } from './parts/summarizers/valis.js';
+import { CODEX_SUMMARY_PREFIX, CODEX_SUMMARY_PROMPT } from './parts/summarizers/codex.js';
+import { GOOSE_CONTINUATION, GOOSE_SUMMARY_PROMPT, gooseText } from './parts/summarizers/goose.js';
+import { DEEPAGENTS_HISTORY_FILE } from './parts/summarizers/deepagents.js';
 import { AuxiliaryCallError, type AuxiliaryLlm, type AuxiliaryRequest, resolveStrategyParams, type StrategyInput } from '../core/strategy.js';
 
 let counter: TokenCounter;
@@ -92,17 +96,10 @@ describe('summarization', () => {
       expect(summary).toMatchObject({ role: 'system', id: 'summarization:summary:0', origin: { source: 'strategy', action: 'summary' } });
       expect(summary.content).toMatch(/^\n\[CONVERSATION SUMMARY\]\nThe following is a summary of the conversation so far\. The full conversation \nhas been saved to \/conversation_history\/ and can be searched with grep\(\)\.\n\n/);
       expect(summary.content).toMatch(/\n\n\[END SUMMARY\]\n$/);
-      for (const section of TEMPLATES.valis.sections) expect(summary.content).toContain(`## ${section}`);
+      for (const section of SUMMARIZERS.valis.sections) expect(summary.content).toContain(`## ${section}`);
       expect(summary.content).toContain('src/config.py'); // intent kept (mock recall 1)
     });
 
-    it('asks for Goose\'s sections with template=goose', async () => {
-      const h = history();
-      const { llm, requests } = mockLlm();
-      const result = await plan(h, windowAt(h, 0.96), ['template=goose'], { llm });
-      expect(requests[0]!.expect?.sections).toEqual(['Goal', 'Constraints', 'Progress', 'Key Decisions', 'Next Steps', 'Critical Context']);
-      expect(summaryOf(result.messages)!.content).toContain('## Critical Context');
-    });
   });
 
   describe('kept messages (seed: the system message and the most recent ~20% of the window)', () => {
@@ -159,18 +156,127 @@ describe('summarization', () => {
     });
   });
 
-  describe('keep=user-messages (Codex)', () => {
-    it('keeps the user\'s own messages verbatim within keepUserTokens, then the summary; no tool items', async () => {
-      const u1 = user('First request: fix src/a.py');
-      const u2 = user('Also update docs/readme.md');
-      const u3 = user('And run the tests');
-      const h = [sys(), u1, ...round('bash', output('a')), u2, ...round('bash', output('b')), u3, ...round('bash', output('c'))];
+  // OpenAI Codex CLI, codex-rs/core/src/compact.rs: build_compacted_history keeps the user's messages
+  // (most recent first, up to COMPACT_USER_MESSAGE_MAX_TOKENS = 20,000) and appends the summary as a
+  // user message after SUMMARY_PREFIX; run_compact_task_inner removes the oldest history item and
+  // retries while the compact request exceeds the context window.
+  describe('template=codex, keep=user-messages (the codex preset)', () => {
+    const u1 = user('First request: fix src/a.py');
+    const u2 = user('Also update docs/readme.md');
+    const u3 = user('And run the tests');
+    const h = [sys(), u1, ...round('bash', output('a')), u2, ...round('bash', output('b')), u3, ...round('bash', output('c'))];
+    const codex = ['template=codex', 'keep=user-messages', 'offloadFirst=false'];
+
+    it("keeps the user's own messages within keepUserTokens, then the summary as a user message after Codex's prefix; no tool items", async () => {
       const budget = counter.countMessage(u2) + counter.countMessage(u3);
-      const result = await plan(h, windowAt(h, 0.96), ['keep=user-messages', `keepUserTokens=${budget}`]);
+      const result = await plan(h, windowAt(h, 0.96), [...codex, `keepUserTokens=${budget}`]);
       expect(result.messages.slice(0, 3)).toEqual([h[0], u2, u3]);
-      expect(result.messages.at(-1)).toBe(summaryOf(result.messages));
+      const summary = result.messages.at(-1)!;
+      expect(summary).toBe(summaryOf(result.messages));
+      expect(summary).toMatchObject({ role: 'user', id: 'summarization:summary:0' });
+      expect(summary.content.startsWith(`${CODEX_SUMMARY_PREFIX}\n## Goal\n`)).toBe(true);
       expect(result.messages.some((m) => m.role === 'tool' || m.role === 'assistant')).toBe(false);
-      expect(result.events[0]!.detail).toMatch(/^9 messages summarized \(LLM summary\), 2 kept;/);
+      expect(result.events[0]!.detail).toBe('9 messages summarized (LLM summary), 2 kept');
+      expect(result.files.list()).toEqual([]); // nothing saved where the model could read it
+    });
+
+    it('asks with the whole conversation as it is, tool items included, then the compact prompt', async () => {
+      const { llm, requests } = mockLlm();
+      await plan(h, windowAt(h, 0.96), codex, { llm });
+      expect(requests).toHaveLength(1);
+      expect(requests[0]!.messages.slice(0, -1)).toEqual(h);
+      expect(requests[0]!.messages.at(-1)!.content).toBe(CODEX_SUMMARY_PROMPT);
+    });
+
+    it('leaves the oldest items out of the compact request while it does not fit the window', async () => {
+      const { llm, requests } = mockLlm();
+      const refusing: AuxiliaryLlm = (request) => (request.messages.length > 6 ? Promise.reject(new AuxiliaryCallError('overflow', 'too big')) : llm(request));
+      const result = await plan(h, windowAt(h, 0.96), codex, { llm: refusing });
+      // The task (the oldest item), then each call with its result, until the request is short enough.
+      expect(requests[0]!.messages.map((m) => m.id)).toEqual([h[0]!.id, ...h.slice(-3).map((m) => m.id), 'summarization:summary-prompt:0']);
+      expect(result.events[0]!.detail).toBe('9 messages summarized (LLM summary, the 4 oldest items left out of its request to fit), 3 kept');
+      expect(checkPairing(requests[0]!.messages, { request: true })).toEqual([]);
+    });
+
+    it('gives up when nothing is left to leave out: the context is sent as it is', async () => {
+      const result = await plan(h, windowAt(h, 0.96), codex, { llm: failing });
+      expect(result.messages).toBe(h);
+      expect(result.events.map((e) => e.detail)).toEqual(['no summary: the summary request failed (overflow), with 6 oldest items left out; the context is sent as it is']);
+    });
+  });
+
+  // Goose, crates/goose/src/context_mgmt/mod.rs: compact_messages hides every message from the agent,
+  // which then sees the summary (role user), an assistant continuation message, and a fresh copy of the
+  // most recent user message with text only; do_compact leaves 10/20/50/100% of the tool responses out
+  // of the summary request, middle-out, when it exceeds the context length.
+  describe('template=goose, keep=last-user-message (the goose preset)', () => {
+    const task = user('Fix parse_config in src/config.py');
+    const h = [sys(), task, ...round('bash', output('a')), ...round('read_file', output('b')), ...round('bash', output('c'))];
+    const goose = ['template=goose', 'keep=last-user-message', 'offloadFirst=false'];
+
+    it('leaves the model the summary, a note that the context was compacted, and the latest user message', async () => {
+      const result = await plan(h, windowAt(h, 0.96), goose);
+      expect(result.messages.map((m) => m.role)).toEqual(['system', 'user', 'assistant', 'user']);
+      expect(result.messages[1]).toBe(summaryOf(result.messages));
+      for (const section of SUMMARIZERS.goose.sections) expect(result.messages[1]!.content).toContain(`## ${section}`);
+      expect(result.messages[2]!.content).toBe(GOOSE_CONTINUATION.toolLoop);
+      expect(result.messages[3]).toBe(task);
+      expect(result.events[0]!.detail).toBe('7 messages summarized (LLM summary), 1 kept');
+      expect(checkOrder(h, result.messages)).toBeUndefined();
+    });
+
+    it("renders the conversation as Goose's text and leaves tool responses out, middle-out, while the request overflows", async () => {
+      const { llm, requests } = mockLlm();
+      let refusals = 0;
+      const refusing: AuxiliaryLlm = (request) => (refusals++ < 2 ? Promise.reject(new AuxiliaryCallError('overflow', 'too big')) : llm(request));
+      const result = await plan(h, windowAt(h, 0.96), goose, { llm: refusing });
+      const [request] = requests; // the third attempt: 20% of 3 responses is 1, Goose's middle - 1: the first
+      expect(request!.messages[1]!.content).toBe(gooseText([task, h[2]!, h[4]!, h[5]!, h[6]!, h[7]!]));
+      expect(request!.messages[1]!.content).toMatch(/^\[user\]: Fix parse_config in src\/config\.py\n\[assistant\]: Next step\.\ntool_request\(bash\): \{\}\n\[assistant\]: Next step\.\ntool_request\(read_file\): \{\}\n\[user\]: tool_response: src\/b\//);
+      expect(request!.messages[2]!.content).toBe(GOOSE_SUMMARY_PROMPT);
+      expect(result.events[0]!.detail).toBe('7 messages summarized (LLM summary, 20% of the tool responses left out of its request to fit), 1 kept');
+    });
+  });
+
+  // deepagents, libs/deepagents/deepagents/middleware/summarization.py: the evicted messages are appended
+  // to /conversation_history/{thread_id}.md, the summary is a HumanMessage naming that file, before
+  // the preserved messages; LangChain trims what the summarizer reads to trim_tokens_to_summarize (4,000).
+  describe('template=deepagents (the deepagents preset)', () => {
+    const h = history(10);
+    const deepagents = ['template=deepagents', 'keepFraction=0.1', 'offloadFirst=false'];
+
+    it('appends the replaced messages to one history file and names it in a user-message summary before the kept messages', async () => {
+      const files = createOffloadStore();
+      const run = summarizationStrategy.create(params('recoveryPrompt=false', ...deepagents));
+      const window = windowAt(h, 0.96);
+      const first = await run.beforeRequest(strategyInput(counter, h, window, { files, llm: mockLlm().llm }));
+      const summary = summaryOf(first.messages)!;
+      expect(first.messages[1]).toBe(summary);
+      expect(summary).toMatchObject({ role: 'user' });
+      expect(summary.content).toMatch(new RegExp(`^This conversation was summarized to save space[\\s\\S]*${DEEPAGENTS_HISTORY_FILE}[\\s\\S]*<summary>\\n[\\s\\S]*\\n</summary>$`));
+      expect(files.list()).toEqual([DEEPAGENTS_HISTORY_FILE]);
+      expect(files.read(DEEPAGENTS_HISTORY_FILE)).toMatch(/^## Summarized at step 0\n\nHuman: Fix parse_config in src\/config\.py\nAI: Next step\.\nbash\(\{\}\)\nTool: src\/r0\//);
+      // A second summary appends its own section; the first summary is not stored again.
+      const more = [...first.messages, ...Array.from({ length: 8 }, (_, i) => round('bash', output(`n${i}`))).flat()];
+      await run.beforeRequest(strategyInput(counter, more, windowAt(more, 0.96), { step: 5, files, llm: mockLlm().llm }));
+      const stored = files.read(DEEPAGENTS_HISTORY_FILE)!;
+      expect(stored.match(/^## Summarized at step \d+$/gm)).toEqual(['## Summarized at step 0', '## Summarized at step 5']);
+      expect(stored).not.toContain('This conversation was summarized');
+    });
+
+    it('lets the summarizer read only the last 4,000 tokens of what it replaces', async () => {
+      const long = history(40);
+      const { llm, requests } = mockLlm();
+      const result = await plan(long, windowAt(long, 0.96), deepagents, { llm });
+      const input = requests[0]!.messages[1]!.content;
+      expect(counter.countText(input)).toBeLessThanOrEqual(4000);
+      expect(input).not.toContain('Fix parse_config'); // the task is older than the last 4,000 tokens
+      expect(result.events[0]!.detail).toMatch(/^\d+ messages summarized \(LLM summary of the last \d+ of \d+ messages \(4,000 tokens\)\), \d+ kept; conversation saved to \/conversation_history\/thread\.md$/);
+    });
+
+    it("uses LangChain's error text as the summary when the request fails", async () => {
+      const result = await plan(h, windowAt(h, 0.96), deepagents, { llm: failing });
+      expect(summaryOf(result.messages)!.content).toContain('<summary>\nError generating summary: too big\n</summary>');
     });
   });
 
@@ -261,6 +367,7 @@ describe('summarization', () => {
         keepUserTokens: 20_000,
         template: 'valis',
         offloadFirst: true,
+        offloadStyle: 'valis',
         largeResultTokens: 20_000,
         compactionThreshold: 0.85,
         previewLines: 10,
@@ -275,10 +382,11 @@ describe('summarization', () => {
     });
 
     it('expresses the deepagents, codex and goose presets', () => {
-      expect(presetParams('deepagents')).toMatchObject({ summarizationThreshold: 0.85, keepFraction: 0.1, largeResultTokens: 20_000, offloadFirst: true });
-      expect(presetParams('codex')).toMatchObject({ summarizationThreshold: 0.9, keep: 'user-messages', keepUserTokens: 20_000, template: 'handoff' });
-      expect(presetParams('goose')).toMatchObject({ summarizationThreshold: 0.8, template: 'goose' });
-      for (const name of ['deepagents', 'codex', 'goose']) expect(PRESETS[name]).toMatchObject({ strategy: summarizationStrategy, source: expect.stringContaining('anchors.md') });
+      expect(presetParams('deepagents')).toMatchObject({ summarizationThreshold: 0.85, keepFraction: 0.1, largeResultTokens: 20_000, offloadFirst: true, offloadStyle: 'deepagents', previewLines: 5, template: 'deepagents' });
+      expect(presetParams('codex')).toMatchObject({ summarizationThreshold: 0.9, keep: 'user-messages', keepUserTokens: 20_000, template: 'codex', offloadFirst: false });
+      expect(presetParams('goose')).toMatchObject({ summarizationThreshold: 0.8, keep: 'last-user-message', template: 'goose', offloadFirst: false });
+      const sources = { deepagents: 'langchain-ai/deepagents', codex: 'openai/codex', goose: 'block/goose' };
+      for (const [name, repo] of Object.entries(sources)) expect(PRESETS[name]).toMatchObject({ strategy: summarizationStrategy, source: expect.stringContaining(repo) });
     });
   });
 

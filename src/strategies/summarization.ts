@@ -5,8 +5,10 @@
  * Above 95% of the window: the conversation is saved to the offload store (JSON and markdown), an LLM
  * writes a structured summary (the seed's template: intent, progress, decisions, state, next steps,
  * details), and the context becomes the system prompt, the summary and the most recent whole rounds
- * within 20% of the window. `keep=user-messages` keeps the user's own messages instead (Codex);
- * `template` picks the sections (the seed's, Goose's, or a handoff summary).
+ * within 20% of the window. `template` picks whose summary it is (parts/summarizers/: the seed's,
+ * Goose's, Codex's or deepagents': request, failure path, archive, where the summary goes) and `keep`
+ * what stays verbatim (the recent rounds, the user's own messages as Codex keeps them, or the latest
+ * user message as Goose re-sends it).
  *
  * Differences from the seed, on purpose (README "Strategies"):
  * - Sizes come from the run's token counter, tool-call arguments and framing included.
@@ -18,22 +20,35 @@
  * - Files are named by step, not by wall-clock time, so replays are deterministic.
  */
 import { tailStart } from '../core/cut-points.js';
-import { isFromScenario, strategyOrigin, systemMessage, userMessage, type Message } from '../core/messages.js';
+import { isFromScenario, type Message } from '../core/messages.js';
 import type { ParamSpecs, ParamsOf } from '../core/params.js';
-import { AuxiliaryCallError, defineStrategy, type StrategyEvent, type StrategyInput } from '../core/strategy.js';
+import { defineStrategy, type StrategyEvent, type StrategyInput } from '../core/strategy.js';
 import type { TokenCounter } from '../core/tokens.js';
-import { archiveConversation, conversationMarkdown } from './parts/conversation-archive.js';
-import { argumentsObject } from './parts/message-edits.js';
 import { applyOffloadTiers, OFFLOAD_PARAMS, withRecoveryPrompt, type TierOutcome } from './parts/offload-tiers.js';
+import { isSummaryArtifact, type Summarizer } from './parts/summarizer.js';
+import { codexSummarizer } from './parts/summarizers/codex.js';
+import { deepagentsSummarizer } from './parts/summarizers/deepagents.js';
+import { gooseSummarizer } from './parts/summarizers/goose.js';
+import { valisSummarizer } from './parts/summarizers/valis.js';
 
 const NAME = 'summarization';
 
 const PARAMS = {
   summarizationThreshold: { kind: 'fraction', default: 0.95, description: 'Summarize above this share of the window (tier 3).' },
   keepFraction: { kind: 'fraction', default: 0.2, description: 'keep=recent: the most recent whole rounds kept verbatim, as a share of the window.' },
-  keep: { kind: 'choice', default: 'recent', values: ['recent', 'user-messages'], description: 'What stays verbatim besides the summary: the most recent rounds (seed), or the user\'s own messages (Codex).' },
+  keep: {
+    kind: 'choice',
+    default: 'recent',
+    values: ['recent', 'user-messages', 'last-user-message'],
+    description: "What stays verbatim besides the summary: the most recent rounds (seed), the user's own messages (Codex), or the latest user message with text only, re-sent after the summary (Goose).",
+  },
   keepUserTokens: { kind: 'integer', default: 20_000, min: 0, description: 'keep=user-messages: most tokens of user messages kept, most recent first.' },
-  template: { kind: 'choice', default: 'valis', values: ['valis', 'goose', 'handoff'], description: 'Summary sections: the seed\'s (valis), Goose\'s, or a Codex-style handoff.' },
+  template: {
+    kind: 'choice',
+    default: 'valis',
+    values: ['valis', 'goose', 'codex', 'deepagents'],
+    description: "Whose summary: its prompt, its request and what it does when that overflows, where it saves the history, where the summary goes (the seed's, Goose's, Codex's or deepagents').",
+  },
   offloadFirst: { kind: 'boolean', default: true, description: 'Run the reversible tiers 1-2 before summarizing, as the seed\'s manage_context does.' },
   ...OFFLOAD_PARAMS,
 } as const satisfies ParamSpecs;
@@ -41,121 +56,13 @@ const PARAMS = {
 export type SummarizationParams = ParamsOf<typeof PARAMS>;
 export type TemplateName = SummarizationParams['template'];
 
-interface SummaryTemplate {
-  readonly prompt: string;
-  readonly sections: readonly string[];
-}
-
-/** Seed 002's summary prompt (_generate_summary), word for word. */
-export const VALIS_SUMMARY_PROMPT = `Summarize this conversation into a structured format:
-
-## Session Intent
-What is the user trying to accomplish?
-
-## Progress So Far
-What has been completed? What artifacts were created?
-
-## Key Decisions
-What important decisions were made?
-
-## Current State
-Where did we leave off?
-
-## Next Steps
-What remains to be done?
-
-## Important Details
-Any specific values, paths, or configurations that must be remembered.
-
-Be concise but preserve critical information needed to continue the task.`;
-
-/** Goose's checkpoint sections (shared/design/anchors.md), asked for in our words. */
-const GOOSE_SUMMARY_PROMPT = `Summarize the conversation above into a checkpoint another model will use to continue the work. Use exactly these sections:
-
-## Goal
-What the user wants done (several items if the session covers several tasks).
-
-## Constraints
-Requirements and preferences the user stated, or "(none)".
-
-## Progress
-What is done (with file paths), what is in progress, what is blocked.
-
-## Key Decisions
-Each decision and its reason.
-
-## Next Steps
-What should happen next, in order.
-
-## Critical Context
-Data, error messages and references needed to continue, or "(none)".
-
-Keep file paths, function names and error messages exact; leave out what can be re-read from files.`;
-
-/** A Codex-style handoff summary (shared/design/anchors.md), asked for in our words. */
-const HANDOFF_SUMMARY_PROMPT = `Write a handoff summary of the conversation above for another model that will take over the task:
-
-## Goal
-The user's objective.
-
-## Progress
-What is done, and the decisions made on the way.
-
-## Constraints
-Context, requirements and user preferences that still apply.
-
-## Next Steps
-What remains to be done.
-
-## References
-Data, examples, paths and names needed to continue.
-
-Be concise and structured: the next model should continue without redoing work.`;
-
-export const TEMPLATES: Readonly<Record<TemplateName, SummaryTemplate>> = {
-  valis: { prompt: VALIS_SUMMARY_PROMPT, sections: ['Session Intent', 'Progress So Far', 'Key Decisions', 'Current State', 'Next Steps', 'Important Details'] },
-  goose: { prompt: GOOSE_SUMMARY_PROMPT, sections: ['Goal', 'Constraints', 'Progress', 'Key Decisions', 'Next Steps', 'Critical Context'] },
-  handoff: { prompt: HANDOFF_SUMMARY_PROMPT, sections: ['Goal', 'Progress', 'Constraints', 'Next Steps', 'References'] },
+/** Each template's summarizer. */
+export const SUMMARIZERS: Readonly<Record<TemplateName, Summarizer>> = {
+  valis: valisSummarizer,
+  goose: gooseSummarizer,
+  codex: codexSummarizer,
+  deepagents: deepagentsSummarizer,
 };
-
-/** Seed 002's wrapper around the summary, inserted as a system message after the system prompt. */
-export function summaryMessageText(summary: string): string {
-  return (
-    '\n[CONVERSATION SUMMARY]\n' +
-    'The following is a summary of the conversation so far. The full conversation \n' +
-    'has been saved to /conversation_history/ and can be searched with grep().\n\n' +
-    `${summary}\n\n[END SUMMARY]\n`
-  );
-}
-
-/** Seed 002's _extract_summary_heuristic: the first user request, tools used, paths touched. */
-export function heuristicSummary(messages: readonly Message[]): string {
-  const intent = messages.find((m) => m.role === 'user')?.content.slice(0, 500) ?? 'Unknown';
-  const tools = new Set<string>();
-  const files = new Set<string>();
-  for (const m of messages) {
-    if (m.role !== 'assistant') continue;
-    for (const call of m.toolCalls) {
-      tools.add(call.name);
-      const path = argumentsObject(call)['path'];
-      if (path !== undefined) files.add(String(path));
-    }
-  }
-  return `## Session Intent
-${intent}
-
-## Tools Used
-${tools.size > 0 ? [...tools].join(', ') : 'None'}
-
-## Files Created/Modified
-${files.size > 0 ? [...files].join('\n') : 'None'}
-
-## Note
-This is an automatic summary. Full conversation saved to /conversation_history/
-`;
-}
-
-const isSummary = (m: Message): boolean => m.origin.source === 'strategy' && m.origin.action === 'summary';
 
 /** Codex: the user's own messages, most recent first, while they fit in `budget` tokens; in order. */
 function recentUserMessages(body: readonly Message[], counter: TokenCounter, budget: number): Message[] {
@@ -172,53 +79,41 @@ function recentUserMessages(body: readonly Message[], counter: TokenCounter, bud
   return kept;
 }
 
-/**
- * The LLM summary of `span`, or the seed's heuristic when the request fails (never throws for that).
- * `prefix` is the system prompt, which every request starts with.
- */
-async function summaryOf(input: StrategyInput, prefix: readonly Message[], span: readonly Message[], context: readonly Message[], template: SummaryTemplate): Promise<{ text: string; how: string }> {
-  const origin = strategyOrigin(NAME, 'summary-request');
-  // Tool-less and pairing-free: the span goes as text (the seed's markdown), then the instruction.
-  const request = [
-    ...prefix,
-    userMessage({ id: `${NAME}:summary-input:${input.step}`, content: conversationMarkdown(span), origin }),
-    userMessage({ id: `${NAME}:summary-prompt:${input.step}`, content: template.prompt, origin }),
-  ];
-  try {
-    const answer = await input.llm({ messages: request, purpose: 'summary', expect: { sections: template.sections } });
-    return { text: answer.text, how: 'LLM summary' };
-  } catch (error) {
-    if (!(error instanceof AuxiliaryCallError)) throw error;
-    return { text: heuristicSummary(context), how: `heuristic summary (the summary request failed: ${error.reason})` };
+/** What stays verbatim, by `keep`, and what the summary replaces: everything else but the system prompt. */
+function partition(body: readonly Message[], input: StrategyInput, p: SummarizationParams): { kept: Message[]; span: readonly Message[] } {
+  if (p.keep === 'recent') {
+    // The most recent whole rounds within the seed's ~20% of the window; the span is what they leave out.
+    const cut = tailStart(body, input.counter, { budget: p.keepFraction * input.window });
+    return { kept: body.slice(cut), span: body.slice(0, cut) };
   }
+  // Codex and Goose summarize everything, and keep the user's words besides.
+  if (p.keep === 'user-messages') return { kept: recentUserMessages(body, input.counter, p.keepUserTokens), span: body };
+  const last = body.findLast((m) => m.role === 'user' && !isSummaryArtifact(m));
+  return { kept: last ? [last] : [], span: body };
 }
 
-/** Tier 3: the context becomes the system prompt, the summary and what `keep` keeps. */
+/** Tier 3: the context becomes the system prompt, the summary and what `keep` keeps, as the template places them. */
 async function summarize(input: StrategyInput, messages: readonly Message[], tokens: number, p: SummarizationParams): Promise<{ messages: readonly Message[]; events: StrategyEvent[] }> {
-  const { counter, window, step } = input;
   const head = messages[0] !== undefined && messages[0].id === input.systemPrompt?.id ? 1 : 0; // the system prompt stays first
-  const body = messages.slice(head);
-  const recent = p.keep === 'recent';
-  // Recent: the most recent whole rounds within the seed's ~20% of the window.
-  const kept = recent ? body.slice(tailStart(body, counter, { budget: p.keepFraction * window })) : recentUserMessages(body, counter, p.keepUserTokens);
-  // Recent: the span is what the tail leaves out. User messages (Codex): everything is summarized.
-  const span = recent ? body.slice(0, body.length - kept.length) : body;
-  if (!span.some((m) => !isSummary(m) && !kept.includes(m))) {
+  const { kept, span } = partition(messages.slice(head), input, p);
+  if (!span.some((m) => !isSummaryArtifact(m) && !kept.includes(m))) {
     return { messages, events: [{ kind: 'warning', detail: 'summary threshold reached but nothing outside the kept messages to summarize' }] };
   }
-  const saved = archiveConversation(input.files, `conversation_step${step}`, messages);
-  const { text, how } = await summaryOf(input, messages.slice(0, head), span, messages, TEMPLATES[p.template]);
-  const summary = systemMessage({ id: `${NAME}:summary:${step}`, content: summaryMessageText(text), origin: strategyOrigin(NAME, 'summary') });
-  // Codex puts its summary after the kept user messages; the seed puts it before the recent ones.
-  const next = [...messages.slice(0, head), ...(recent ? [summary, ...kept] : [...kept, summary])];
+  const summarizer = SUMMARIZERS[p.template];
+  const call = { input, strategy: NAME, prefix: messages.slice(0, head), span, context: messages };
+  const archived = summarizer.archive?.(call) ?? [];
+  const { text, how } = await summarizer.summarize(call);
+  if (text === undefined) return { messages, events: [{ kind: 'warning', detail: `no summary: ${how}; the context is sent as it is`, tokensBefore: tokens }] };
+  const next = summarizer.compose(call, text, kept, archived);
+  const summary = next.find((m) => m.id === `${NAME}:summary:${input.step}`)!;
   const event: StrategyEvent = {
     kind: 'summarized',
     messageId: summary.id,
     messageIds: span.map((m) => m.id),
-    detail: `${span.length} messages summarized (${how}), ${kept.length} kept; conversation saved to ${saved.json} and ${saved.markdown}`,
+    detail: `${span.length} messages summarized (${how}), ${kept.length} kept${archived.length > 0 ? `; conversation saved to ${archived.join(' and ')}` : ''}`,
     text: summary.content,
     tokensBefore: tokens,
-    tokensAfter: counter.countContext(next),
+    tokensAfter: input.counter.countContext(next),
   };
   return { messages: next, events: [event] };
 }
@@ -237,13 +132,13 @@ export const summarizationStrategy = defineStrategy({
   checkParams(p) {
     const threshold = p.summarizationThreshold;
     if (p.keepFraction >= threshold) return `keepFraction (${p.keepFraction}) must be below summarizationThreshold (${threshold})`;
-    if (p.offloadFirst && p.compactionThreshold > threshold) {
+    if (p.offloadFirst && p.offloadStyle === 'valis' && p.compactionThreshold > threshold) {
       return `compactionThreshold (${p.compactionThreshold}) must not exceed summarizationThreshold (${threshold}) when offloadFirst=true`;
     }
     return undefined;
   },
   thresholds: (p) => [
-    ...(p.offloadFirst ? [{ label: 'compact (tier 2)', fraction: p.compactionThreshold }] : []),
+    ...(p.offloadFirst && p.offloadStyle === 'valis' ? [{ label: 'compact (tier 2)', fraction: p.compactionThreshold }] : []),
     { label: 'summarize (tier 3)', fraction: p.summarizationThreshold },
   ],
   create(p) {

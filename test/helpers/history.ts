@@ -54,3 +54,21 @@ export function sweScenarioMessages(steps: number, outputChars: number, thoughtC
 export function scenarioOf(messages: ScenarioFileMessage[], id = 'test-scenario', model = 'gpt-4o'): Scenario {
   return parseScenario({ ctxbench: 1, id, model: { name: model }, messages }, `${id}.json`);
 }
+
+/**
+ * A scenario file's messages whose tool outputs are all facts (a path and a number a line, each
+ * unique): what the mock's summaries and checkpoints keep, so their answers run to their full length.
+ */
+export function factScenarioMessages(steps: number, linesPerOutput: number): ScenarioFileMessage[] {
+  const out: ScenarioFileMessage[] = [
+    { role: 'system', content: 'You are a coding agent.' },
+    { role: 'user', content: 'Fix the bug.' },
+  ];
+  for (let i = 0; i < steps; i++) {
+    out.push({ role: 'assistant', content: `Step ${i}.`, toolCalls: [{ id: `c${i}`, name: 'bash', arguments: '{}' }] });
+    const lines = Array.from({ length: linesPerOutput }, (_, j) => `src/mod_${i}/file_${j}.py: value ${10_000 + i * 100 + j}`);
+    out.push({ role: 'tool', toolCallId: `c${i}`, content: lines.join('\n') });
+  }
+  out.push({ role: 'assistant', content: 'Done.' });
+  return out;
+}

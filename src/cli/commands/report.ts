@@ -26,8 +26,8 @@ export async function reportCommand(options: ReportOptions): Promise<void> {
   });
   for (const { file, spec } of outputs) await checkOutput(file, spec);
   const baseline = options.baseline === undefined ? undefined : await loadBaseline(options.baseline, options);
-  const { runs, batches } = await readBatch(options.db, options.batch);
-  const meta = { generatedAt: new Date(), version: VERSION, database: path.resolve(options.db), batches, baseline };
+  const { runs, batches, calibration } = await readBatch(options.db, options.batch);
+  const meta = { generatedAt: new Date(), version: VERSION, database: path.resolve(options.db), batches, baseline, calibration };
   const rendered = outputs.map(({ file, format, spec }) => ({ file, spec, text: renderOutput(format, runs, meta) }));
   for (const { file, spec, text } of rendered) {
     await writeOutput(file, text, spec);

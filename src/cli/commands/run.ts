@@ -3,6 +3,7 @@
  * matrix as a batch (src/runner/batch.ts), showing its progress, and print the summary and the paths
  * it wrote, or all of it as one JSON document (--json).
  */
+import { readFile } from 'node:fs/promises';
 import { availableParallelism } from 'node:os';
 import path from 'node:path';
 import { CtxbenchError } from '../../core/errors.js';
@@ -10,8 +11,11 @@ import { checkOutput, writeOutput, type OutputSpec } from '../../core/output-fil
 import { createTokenCounter } from '../../core/tokens.js';
 import { LIVE_CONCURRENCY } from '../../llm/defaults.js';
 import type { MockOptions } from '../../llm/mock.js';
+import { CALIBRATION_FILE, calibrationFileText, parseCalibrationFile } from '../../metrics/calibration-file.js';
+import { calibrationNotes } from '../../report/header.js';
 import { HTML_REPORT, renderReport } from '../../report/render.js';
 import { runBatch, type BatchResult, type BatchStart } from '../../runner/batch.js';
+import { storedFrom, type CalibrationFile, type ModelCalibration } from '../../runner/batch-calibration.js';
 import { checkScenarioIds } from '../../runner/job-plan.js';
 import type { Execution } from '../../runner/matrix.js';
 import type { MatrixEntry } from '../../runner/matrix-entry.js';
@@ -32,8 +36,7 @@ import type { MatrixCommandContext } from '../matrix-command.js';
 import { runTable, strategyTable, successTable, usageLine } from '../summary.js';
 import { matrixExitCode, stopSignalOf } from '../exit-codes.js';
 import { printDocument } from '../json/document.js';
-import { runDocument, type RunDocument } from '../json/run.js';
-import type { ModelCalibration } from '../../runner/batch-calibration.js';
+import { runDocument, type RunDocument, type WrittenFiles } from '../json/run.js';
 
 export interface RunOptions {
   readonly strategy: string[];
@@ -58,6 +61,10 @@ export interface RunOptions {
   readonly mockSummaryTokens: string;
   readonly mockSeed: string;
   readonly calibrate: boolean;
+  /** A calibration file to apply instead of fitting. */
+  readonly calibration?: string;
+  /** Where to write the calibration the runs used, as a calibration file. */
+  readonly saveCalibration?: string;
   readonly priceModel?: string;
   /** `i/n`: run only shard i of n of the matrix. */
   readonly shard?: string;
@@ -135,9 +142,11 @@ export async function runEntries(options: RunOptions, entries: readonly MatrixEn
   if (options.batchId !== undefined && !/^[\w.:-]+$/.test(options.batchId)) {
     throw new CtxbenchError('OPTION_INVALID', `--batch-id ${options.batchId}: expected letters, digits, and . _ : - only`);
   }
+  const calibrationFile = await readCalibrationFile(options);
   const { files, scenarios } = await loadMatrixScenarios(options.scenario ?? [BUNDLED_SCENARIOS]);
   const report = options.report === false ? undefined : reportOutput(options.report, options.db, files);
-  if (report !== undefined) await checkOutput(report.file, report.spec);
+  const savedCalibration = options.saveCalibration === undefined ? undefined : calibrationOutput(options.saveCalibration, options);
+  for (const file of [report, savedCalibration]) if (file !== undefined) await checkOutput(file.file, file.spec);
 
   const counter = await createTokenCounter(encoding);
   const opened = await openBackend(
@@ -157,7 +166,7 @@ export async function runEntries(options: RunOptions, entries: readonly MatrixEn
   let progress = undefined as Progress | undefined;
   let interruption: AbortSignal | undefined;
   let start: BatchStart | undefined;
-  const calibration: ModelCalibration[] = [];
+  let calibration: readonly ModelCalibration[] = [];
   let result: BatchResult;
   try {
     result = await context.interruptible((signal) => {
@@ -174,6 +183,7 @@ export async function runEntries(options: RunOptions, entries: readonly MatrixEn
         askProbes: probeMode === 'ask' || (probeMode === 'auto' && opened.live),
         windowOverride,
         calibrate: options.calibrate,
+        calibrationFile,
         // A live run costs what its backend's model costs (a local one nothing), never the recorded scenario's model.
         priceModel: options.priceModel ?? opened.priceModel,
         shard,
@@ -181,9 +191,9 @@ export async function runEntries(options: RunOptions, entries: readonly MatrixEn
         resume: options.resume,
         origin: { command: ['bench', ...context.argv].join(' '), version: VERSION, gitSha: gitRevision(PACKAGE_ROOT) },
         signal: AbortSignal.any([signal, opened.unusable]),
-        onCalibration: (found) => {
-          calibration.push(...found);
-          found.forEach((c) => info.write(`${calibrationLine(c)}\n`));
+        onCalibration: (used) => {
+          calibration = used;
+          used.forEach((c) => info.write(`${calibrationLine(c, calibrationFile?.path)}\n`));
         },
         onStart: (started) => {
           start = started;
@@ -206,20 +216,37 @@ export async function runEntries(options: RunOptions, entries: readonly MatrixEn
     throw new CtxbenchError('BACKEND_UNREACHABLE', `${(opened.unusable.reason as Error).message} (${kept} finished run(s) kept in ${options.db}; the same command with --resume runs the rest)`);
   }
   const ending = matrixEnding(result, options.db);
+  const calibrationSaved = savedCalibration === undefined ? undefined : await writeCalibration(calibration, savedCalibration);
   const reportFile = report === undefined ? undefined : await writeReport(result, options.db, report);
+  const written = { database: path.resolve(options.db), report: reportFile, calibration: calibrationSaved };
   if (options.json) {
+    // The warning lines the text prints go to stderr; the document's notes hold them too.
+    calibrationNotes(result.calibration).forEach((note) => process.stderr.write(`${note}\n`));
     const exitCode = matrixExitCode(ending, stopSignalOf(interruption));
     const cache = opened.cache?.enabled ? { dir: opened.cache.dir, hits: opened.cache.stats.hits, sent: opened.cache.stats.misses } : null;
-    const common = { result, start, shard, resume: options.resume ?? false, calibration, cache, report: reportFile };
-    printDocument(runDocument({ ...common, kind: output.kind, exitCode, database: path.resolve(options.db), generatedAt: new Date() }));
+    printDocument(runDocument({ kind: output.kind, exitCode, result, start, shard, resume: options.resume ?? false, cache, files: written, generatedAt: new Date() }));
   } else {
-    printSummary(result.runs, opened, options.db, reportFile);
+    printSummary(result, opened, written);
     if (!result.interrupted && output.epilogue) process.stdout.write(`\n${output.epilogue(result.runs)}\n`);
   }
   if (ending) throw ending;
 }
 
-/** Every scenario the --scenario paths name, loaded and validated, and the files they came from. */
+/** The --calibration file's calibrations, read and checked before anything runs; refused beside --no-calibrate. */
+async function readCalibrationFile(options: RunOptions): Promise<CalibrationFile | undefined> {
+  const file = options.calibration;
+  if (file === undefined) return undefined;
+  if (!options.calibrate) throw new CtxbenchError('OPTION_INVALID', `--calibration ${file}: pass it or --no-calibrate, not both`);
+  const text = await readFile(file, 'utf8').catch((error: NodeJS.ErrnoException) => {
+    throw new CtxbenchError('CALIBRATION_INVALID', `--calibration ${file}: cannot read (${error.code ?? error.message})`);
+  });
+  return { path: file, calibrations: parseCalibrationFile(text, file) };
+}
+
+/**
+ * Every scenario the --scenario paths name, loaded and validated (the call files of one recorded run
+ * as one), and the files they came from.
+ */
 async function loadMatrixScenarios(paths: readonly string[]): Promise<{ files: string[]; scenarios: LoadedScenario[] }> {
   const { scenarios } = await loadScenariosAt(paths);
   // Before the backend is reached and the results file created: a matrix that cannot run stops here.
@@ -232,6 +259,12 @@ async function loadMatrixScenarios(paths: readonly string[]): Promise<{ files: s
 interface ReportOutput {
   readonly file: string;
   readonly spec: OutputSpec;
+}
+
+/** The --save-calibration file: it replaces no input (the --calibration file it may have read) and only a calibration file. */
+function calibrationOutput(file: string, options: RunOptions): ReportOutput {
+  const inputs = options.calibration === undefined ? [] : [{ label: `--calibration ${options.calibration}`, file: options.calibration }];
+  return { file, spec: { label: `--save-calibration ${file}`, kind: CALIBRATION_FILE, inputs } };
 }
 
 /** The HTML report's path and rules: it replaces no input (the database, a scenario) and only a report. */
@@ -256,24 +289,33 @@ function executionFor(opened: OpenedBackend, mock: MockOptions, options: RunOpti
 }
 
 /** Writes the HTML report of the batch; returns its absolute path. */
-async function writeReport({ runs, batch }: BatchResult, db: string, report: ReportOutput): Promise<string> {
-  const html = renderReport(runs, { generatedAt: new Date(), version: VERSION, database: path.resolve(db), batches: batch ? [batch] : [] });
+async function writeReport({ runs, batch, calibration }: BatchResult, db: string, report: ReportOutput): Promise<string> {
+  const html = renderReport(runs, { generatedAt: new Date(), version: VERSION, database: path.resolve(db), batches: batch ? [batch] : [], calibration });
   await writeOutput(report.file, html, report.spec);
   return path.resolve(report.file);
 }
 
-/** The summary tables, and the cache's and the files' lines. */
-function printSummary(runs: readonly RunResult[], opened: OpenedBackend, db: string, reportFile: string | undefined): void {
+/** Writes the calibration the runs used as a calibration file (--save-calibration); returns its absolute path. */
+async function writeCalibration(calibration: readonly ModelCalibration[], output: ReportOutput): Promise<string> {
+  await writeOutput(output.file, calibrationFileText(calibration.map(storedFrom)), output.spec);
+  return path.resolve(output.file);
+}
+
+/** The summary tables, the calibration warnings, and the cache's and the files' lines. */
+function printSummary({ runs, calibration }: BatchResult, opened: OpenedBackend, files: WrittenFiles): void {
   const out = process.stdout;
   // Past a screenful, one row per run drowns the summary: the report and the runs table have them all.
   const perRun = runs.length <= MAX_RUN_ROWS ? runTable(runs) : `${runs.length} runs: one row each in the report and in the database's runs table.`;
   out.write(`\n${perRun}\n\n${strategyTable(runs)}\n\n${successTable(runs)}\n`);
   const usage = usageLine(runs);
   if (usage) out.write(`\n${usage}\n`);
+  const warnings = calibrationNotes(calibration);
+  if (warnings.length > 0) out.write(`\n${warnings.join('\n')}\n`);
   const cache = opened.cache?.stats;
   if (cache && opened.cache?.enabled) out.write(`\nCache: ${cache.hits} hit(s), ${cache.misses} request(s) sent (${opened.cache.dir})\n`);
-  out.write(`\nResults: ${path.resolve(db)}\n`);
-  if (reportFile !== undefined) out.write(`Report:  ${reportFile}\n`);
+  out.write(`\nResults: ${files.database}\n`);
+  if (files.calibration !== undefined) out.write(`Calibration: ${files.calibration}\n`);
+  if (files.report !== undefined) out.write(`Report:  ${files.report}\n`);
 }
 
 /** Which batch the runs go to and what of the matrix runs now: the lines a shard and --resume print (to `info`). */

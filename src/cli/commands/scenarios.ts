@@ -1,6 +1,7 @@
 /**
  * `bench scenarios list|validate|import`; `list --json` prints one JSON document (json/scenarios.ts).
  */
+import { stat } from 'node:fs/promises';
 import path from 'node:path';
 import { stringify as toYaml } from 'yaml';
 import { CtxbenchError, isCtxbenchError } from '../../core/errors.js';
@@ -8,7 +9,7 @@ import { createFolders } from '../../core/folders.js';
 import { checkOutput, writeOutput, type OutputSpec } from '../../core/output-file.js';
 import { createTokenCounter } from '../../core/tokens.js';
 import { findScenarioFiles } from '../../scenarios/find.js';
-import { importFileAll, loadFoundFile, noScenarioFound, type ImportedFile } from '../../scenarios/load.js';
+import { importFileAll, importFound, noScenarioFound, skippedNote, type ImportedFile } from '../../scenarios/load.js';
 import { turns } from '../../scenarios/scenario.js';
 import { SCENARIO_FILE } from '../../scenarios/schema.js';
 import { BUNDLED_SCENARIOS } from '../paths.js';
@@ -56,12 +57,13 @@ export async function validateCommand(patterns: string[]): Promise<void> {
   let failed = 0;
   for (const found of files) {
     try {
-      const loaded = await loadFoundFile(found);
-      if (loaded === undefined) {
+      // Each file on its own: a call file of a recorded run is checked as the scenario it holds.
+      const loaded = await importFound([found]);
+      if (loaded.skipped.length > 0) {
         skipped.push(found.file);
         process.stdout.write(`skip  ${printable(found.file)} (no known format)\n`);
       }
-      for (const { scenario, format } of loaded ?? []) {
+      for (const { scenario, format } of loaded.imported) {
         process.stdout.write(`ok    ${scenario.file} (${format}, ${turns(scenario).length} steps)\n`);
       }
     } catch (error) {
@@ -98,11 +100,14 @@ async function importedFiles(all: readonly ImportedFile[], file: string, out: st
 }
 
 /**
- * Writes the converted scenario(s) to stdout or to `-o` (importedFiles). Every file is checked before
- * the first is written: a refused one (an input, a file that is not a scenario) leaves everything as it was.
+ * Writes the converted scenario(s) to stdout or to `-o` (importedFiles). A folder is read as
+ * `--scenario` reads one: the call files of a recorded run give one scenario. Every file is checked
+ * before the first is written: a refused one (an input, a file that is not a scenario) leaves
+ * everything as it was.
  */
 export async function importCommand(file: string, options: ImportOptions): Promise<void> {
-  const all = await importFileAll(file);
+  const folder = (await stat(file).catch(() => undefined))?.isDirectory() ?? false;
+  const all = folder ? await importFolder(file) : await importFileAll(file);
   const out = options.output;
   if (out === undefined && all.length > 1) throw severalRuns(file, all.length);
   const written = out === undefined ? [] : await importedFiles(all, file, out);
@@ -115,4 +120,12 @@ export async function importCommand(file: string, options: ImportOptions): Promi
     await writeOutput(w.file, w.text, spec(w.file));
     process.stderr.write(`wrote ${w.file}\n`);
   }
+}
+
+/** Every scenario a folder leads to, as `--scenario` reads it (files of no known format skipped, named in one line). */
+async function importFolder(folder: string): Promise<ImportedFile[]> {
+  const { imported, skipped } = await importFound(await findScenarioFiles([folder]));
+  if (imported.length === 0) throw noScenarioFound([folder], skipped);
+  if (skipped.length > 0) process.stderr.write(`bench: ${printable(skippedNote(skipped))}\n`);
+  return imported;
 }

@@ -28,7 +28,7 @@ export function strategiesCommand(options: StrategiesOptions = {}): void {
     lines.push('Presets (--preset NAME; --param still overrides):', '');
     for (const p of presets) {
       const settings = Object.entries(p.params).map(([k, v]) => `${k}=${String(v)}`).join(' ');
-      lines.push(`${p.name} = ${p.strategy.name} ${settings}`, `  ${p.summary} Source: ${p.source}`, '');
+      lines.push(`${p.name} = ${p.strategy.name} ${settings}`, `  ${p.summary}`, `  Source: ${p.source}`, `  Not reproduced: ${p.notReproduced}`, '');
     }
   }
   process.stdout.write(lines.join('\n'));

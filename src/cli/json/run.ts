@@ -4,10 +4,10 @@
  * calibration, and per configuration and per run the numbers of the report's JSON (report/exports.ts).
  */
 import { z } from 'zod';
-import { RUN_STATUSES, type RunStatus } from '../../core/run-records.js';
+import { RUN_STATUSES, type CalibrationSource, type RunStatus } from '../../core/run-records.js';
 import { reportSummary } from '../../report/exports.js';
 import type { BatchResult, BatchStart } from '../../runner/batch.js';
-import type { ModelCalibration } from '../../runner/batch-calibration.js';
+import { CALIBRATION_WARNING_PCT, calibrationWarning } from '../../metrics/calibration.js';
 import type { Shard } from '../../runner/shard.js';
 import { EXIT_CODES } from '../exit-codes.js';
 import { VERSION } from '../paths.js';
@@ -17,6 +17,7 @@ import { count, documentHeader } from './document.js';
 /** Bumped when a field changes meaning or goes away, the configurations' and runs' included. */
 export const RUN_JSON_FORMAT = 1;
 
+const CALIBRATION_SOURCES = Object.keys({ fitted: 0, 'built-in': 0, file: 0 } satisfies Record<CalibrationSource, 0>) as [CalibrationSource, ...CalibrationSource[]];
 const nullableCount = () => count().nullable();
 const PARAM_VALUE = z.union([z.number(), z.boolean(), z.string()]);
 const ERRORS = z
@@ -144,19 +145,26 @@ export const RUN_DOCUMENT = z
       })
       .nullable()
       .describe('with --resume, when it continued a batch; null otherwise'),
+    calibrationFile: z.string().nullable().describe('the calibration file written (--save-calibration; absolute path); null without it'),
     calibration: z
       .array(
         z.strictObject({
           model: z.string().describe('the model it scales counts for'),
           encoding: z.string().describe('the tokenizer it scales'),
           factor: z.number().describe('local counts are multiplied by it'),
-          source: z.enum(['fitted', 'stored']).describe('fitted on these scenarios\' recorded usage, or stored from the shared trajectories'),
-          samples: nullableCount().describe('recorded requests it was fitted on; null for a stored factor'),
-          before: ERRORS.describe('the local counts\' error against the recorded usage before it; null for a stored factor'),
-          after: ERRORS.describe('and after it; null for a stored factor'),
+          overhead: z.number().describe('tokens added to every request (0: the factor alone)'),
+          source: z
+            .enum(CALIBRATION_SOURCES)
+            .describe("fitted on these scenarios' recorded usage, built in (fitted on the shared trajectories), or from the --calibration file"),
+          samples: count().describe('recorded requests the errors are over: fitted on them, or a stored one checked on them; 0 when none'),
+          scenarios: count().describe('the scenarios those requests came from'),
+          before: ERRORS.describe('the uncalibrated counts\' error on those requests; null without any'),
+          after: ERRORS.describe('the calibrated counts\' error on those requests (in sample when fitted); null without any'),
+          outOfSample: ERRORS.describe('fitted on two scenarios or more: the error on each scenario by a fit on the others; null otherwise'),
+          warning: z.string().nullable().describe(`its error is above ${CALIBRATION_WARNING_PCT}%: what the warning line says (also a note, and a line on stderr); null otherwise`),
         }),
       )
-      .describe('the token calibration factors the runs counted with (the Token calibration lines)'),
+      .describe('the token calibration the runs counted with, one per model (the Token calibration lines); empty with --no-calibrate'),
     usage: z
       .strictObject({
         encoding: z.string().describe('the tokenizer'),
@@ -193,6 +201,13 @@ export const RUN_DOCUMENT = z
 
 export type RunDocument = z.infer<typeof RUN_DOCUMENT>;
 
+/** The absolute paths a matrix command wrote: the results database, and the report and calibration file when asked for. */
+export interface WrittenFiles {
+  readonly database: string;
+  readonly report: string | undefined;
+  readonly calibration: string | undefined;
+}
+
 /** What a matrix command knows when it ends, beside its runs. */
 export interface MatrixEnd {
   readonly kind: RunDocument['kind'];
@@ -203,16 +218,13 @@ export interface MatrixEnd {
   readonly shard: Shard | undefined;
   /** --resume was given. */
   readonly resume: boolean;
-  readonly calibration: readonly ModelCalibration[];
   readonly cache: RunDocument['cache'];
-  /** Absolute paths. */
-  readonly database: string;
-  readonly report: string | undefined;
+  readonly files: WrittenFiles;
   readonly generatedAt: Date;
 }
 
 export function runDocument(end: MatrixEnd): RunDocument {
-  const { result, start } = end;
+  const { result, start, files } = end;
   const usage = usageAgreement(result.runs);
   return {
     kind: end.kind,
@@ -221,22 +233,27 @@ export function runDocument(end: MatrixEnd): RunDocument {
     generatedAt: end.generatedAt.toISOString(),
     exitCode: end.exitCode,
     interrupted: result.interrupted,
-    database: end.database,
-    report: end.report ?? null,
+    database: files.database,
+    report: files.report ?? null,
     batch: result.batch ? { batchId: result.batch.batchId, createdAt: result.batch.createdAt.toISOString(), command: result.batch.command, version: result.batch.version, gitSha: result.batch.gitSha ?? null } : null,
     shard: end.shard && start ? { index: end.shard.index, count: end.shard.count, runs: start.ownJobs, matrixRuns: start.matrixJobs } : null,
     resumed: end.resume && start && !start.isNew ? { kept: start.kept, ran: start.toRun, redone: start.redo } : null,
-    calibration: end.calibration.map((c) => ({
+    calibrationFile: files.calibration ?? null,
+    calibration: result.calibration.map((c) => ({
       model: c.model,
-      encoding: c.key.split('|')[1]!,
+      encoding: c.encoding,
       factor: c.factor,
+      overhead: c.overhead,
       source: c.source,
-      samples: c.samples ?? null,
+      samples: c.samples,
+      scenarios: c.scenarios,
       before: c.before ?? null,
       after: c.after ?? null,
+      outOfSample: c.outOfSample ?? null,
+      warning: calibrationWarning(c) ?? null,
     })),
     usage: usage ?? null,
     cache: end.cache,
-    ...reportSummary(result.runs),
+    ...reportSummary(result.runs, result.calibration),
   };
 }

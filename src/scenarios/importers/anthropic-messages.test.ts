@@ -24,6 +24,15 @@ async function convert(): Promise<{ raw: Body; scenario: ScenarioFile }> {
 }
 
 describe('Anthropic messages importer', () => {
+  it('carries the tool definitions a request sent (tools: name, description, input_schema)', async () => {
+    const { raw } = await convert();
+    const input_schema = { type: 'object', properties: { path: { type: 'string' } }, required: ['path'] };
+    const tools = [{ name: 'read_file', description: 'Read a file.', input_schema }, { type: 'bash_20250124', name: 'bash' }];
+    const converted = await anthropicMessages.convert({ ...raw, tools }, 'x.json');
+    expect(converted.tools).toEqual([{ name: 'read_file', description: 'Read a file.', parameters: input_schema }, { name: 'bash' }]);
+    expect((await anthropicMessages.convert(raw, 'x.json')).tools).toBeUndefined();
+  });
+
   it('is the importer loadScenario picks for the file, and openai-chat does not claim it', async () => {
     const { scenario, format } = await loadScenario(FIXTURE);
     expect(format).toBe('anthropic-messages');

@@ -7,6 +7,7 @@ import path from 'node:path';
 import type { ScenarioFile, ScenarioFileMessage } from '../schema.js';
 import { uniqueCallIds } from './openai.js';
 import { fileStem, runId } from './runs.js';
+import { readTools } from './tools.js';
 
 export interface Conversation {
   readonly messages: readonly unknown[];
@@ -24,8 +25,9 @@ export function bodyConversations(data: unknown, isBody: (value: unknown) => val
 }
 
 /**
- * The scenario of `conversation`, `index` being its place when the file holds several. `readMessages`
- * reads its messages; `where(field)` names a field of the body in errors ('' for a bare message list).
+ * The scenario of `conversation`, `index` being its place when the file holds several, with the tool
+ * definitions its body sent. `readMessages` reads its messages; `where(field)` names a field of the
+ * body in errors ('' for a bare message list).
  */
 export function conversationScenario(
   format: string,
@@ -37,12 +39,14 @@ export function conversationScenario(
   const { body } = conversation;
   const where = (field: string): string => (body ? (index === undefined ? field : `[${index}].${field}`) : '');
   const id = index === undefined ? fileStem(file) : runId(file, index);
+  const tools = readTools(body?.tools, file, where('tools'));
   return {
     ctxbench: 1,
     id,
     title: id,
     source: { format, file: path.basename(file) },
     model: { name: typeof body?.model === 'string' && body.model !== '' ? body.model : 'unknown' },
+    ...(tools ? { tools } : {}),
     messages: uniqueCallIds(readMessages(where)),
   };
 }

@@ -76,6 +76,26 @@ describe('OpenAI chat importer', () => {
     await expect(openaiChat.convert(await readStructured(CONVERSATIONS), 'x.jsonl')).rejects.toThrow('x.jsonl: holds 2 runs');
   });
 
+  it('carries the tool definitions a request body sent (tools: function name, description, parameters)', async () => {
+    const body = JSON.parse(await readFile(CHAT, 'utf8')) as Record<string, unknown>;
+    const parameters = { type: 'object', properties: { command: { type: 'string' } }, required: ['command'] };
+    const tools = [
+      { type: 'function', function: { name: 'bash', description: 'Run a shell command.', parameters } },
+      { type: 'function', function: { name: 'read_file', parameters: { type: 'object', properties: {} } } },
+      { type: 'custom', custom: { name: 'grammar' }, name: 'apply_patch' },
+    ];
+    const converted = await openaiChat.convert({ ...body, tools }, 'x.json');
+    expect(converted.tools).toEqual([
+      { name: 'bash', description: 'Run a shell command.', parameters },
+      { name: 'read_file', parameters: { type: 'object', properties: {} } },
+      { name: 'apply_patch' },
+    ]);
+    expect(parseScenario(converted, 'x.json').tools).toEqual(converted.tools);
+    // No tools sent: none carried (and the scenario's digest stays what it was).
+    expect((await openaiChat.convert(body, 'x.json')).tools).toBeUndefined();
+    await expect(openaiChat.convert({ ...body, tools: [{ type: 'function', function: { description: 'x' } }] }, 'x.json')).rejects.toThrow('x.json: tools[0].function.name: expected a string');
+  });
+
   it('leaves Anthropic requests and other formats alone', async () => {
     const body = JSON.parse(await readFile(CHAT, 'utf8')) as { messages: unknown[] };
     expect(openaiChat.detect({ ...body, system: 'be brief' }, 'x.json')).toBe(false);

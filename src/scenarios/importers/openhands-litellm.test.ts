@@ -1,21 +1,24 @@
 import { existsSync, readdirSync } from 'node:fs';
-import { readFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { DATA_DIR, REPO_ROOT } from '../../../scripts/bundle-scenarios.js';
-import { loadScenario } from '../load.js';
+import { checkScenarioIds } from '../../runner/job-plan.js';
+import { importFiles, loadScenario, loadScenarioFiles } from '../load.js';
 import { parseScenario } from '../scenario.js';
 import type { ScenarioFile } from '../schema.js';
 import { findImporter } from './index.js';
 import { openhandsLitellm } from './openhands-litellm.js';
 
 const FIXTURE_ID = 'astropy__astropy-12907';
-const FIXTURE = path.join(
-  REPO_ROOT,
-  'fixtures/trajectories/openhands-codeact-sonnet35-swebench-verified/llm_completions',
-  FIXTURE_ID,
-  'litellm_proxy__claude-3-5-sonnet-20241022-1733339462.430701.json',
-);
+const INSTANCE = path.join(REPO_ROOT, 'fixtures/trajectories/openhands-codeact-sonnet35-swebench-verified/llm_completions', FIXTURE_ID);
+/** The instance's last call: the whole trajectory. */
+const FIXTURE = path.join(INSTANCE, 'litellm_proxy__claude-3-5-sonnet-20241022-1733339462.430701.json');
+/** Every call file of the instance, in time order (their names end in the call's time). */
+const CALL_FILES = readdirSync(INSTANCE).sort().map((name) => path.join(INSTANCE, name));
+/** The prompt tokens each of the ten calls recorded, upstream (fixtures SOURCE.md). */
+const RECORDED_PROMPTS = [2154, 13902, 14300, 14571, 18748, 19342, 19614, 20054, 20369, 20737];
 const SHARED = path.join(DATA_DIR, 'openhands-codeact-sonnet35-swebench-verified');
 
 interface RawMessage {
@@ -98,10 +101,81 @@ describe('OpenHands litellm importer, trimmed real completion log', () => {
     });
   });
 
+  it('carries the tool definitions litellm sent with every call (kwargs.tools)', async () => {
+    const { raw, scenario } = await convert(FIXTURE);
+    const sent = (raw as unknown as { kwargs: { tools: { function: { name: string; description?: string; parameters?: object } }[] } }).kwargs.tools;
+    expect(scenario.tools?.map((t) => t.name)).toEqual(['execute_bash', 'finish', 'str_replace_editor']);
+    expect(scenario.tools).toEqual(sent.map(({ function: f }) => ({ name: f.name, description: f.description, ...(f.parameters ? { parameters: f.parameters } : {}) })));
+    expect(parseScenario(scenario, FIXTURE).tools).toEqual(scenario.tools);
+  });
+
   it('names the file and field when the data is not what it expects', async () => {
     const raw = JSON.parse(await readFile(FIXTURE, 'utf8')) as Raw;
     delete raw.messages[3]!.tool_call_id;
     await expect(openhandsLitellm.convert(raw, 'x.json')).rejects.toThrow('x.json: messages[3].tool_call_id: expected a string');
+  });
+});
+
+describe('OpenHands litellm importer, an instance folder of call files (importFiles)', () => {
+  let tmp: string | undefined;
+  afterEach(async () => {
+    if (tmp) await rm(tmp, { recursive: true, force: true });
+    tmp = undefined;
+  });
+
+  it('regression: the call files of one instance are one scenario, not ten with the same id', async () => {
+    expect(CALL_FILES).toHaveLength(10);
+    const loaded = await loadScenarioFiles(CALL_FILES);
+    expect(loaded.map((l) => [l.scenario.id, l.format, l.scenario.file])).toEqual([[FIXTURE_ID, 'openhands-litellm', INSTANCE]]);
+    expect(() => checkScenarioIds(loaded)).not.toThrow();
+    // Each file alone is still a scenario (of its call), as `bench scenarios validate` reads it.
+    expect((await loadScenario(CALL_FILES[0]!)).scenario.messages).toHaveLength(3);
+  });
+
+  it("is the last call's conversation with every call's recorded prompt tokens at the turn it produced", async () => {
+    const { data, scenario } = (await importFiles(CALL_FILES))[0]!;
+    const last = (await convert(FIXTURE)).scenario;
+    expect(scenario.messages).toHaveLength(last.messages.length);
+    const usage = scenario.messages.flatMap((m, i) => (m.role === 'assistant' && m.usage ? [[i, m.usage.promptTokens]] : []));
+    // Call k (from 1) sent 2k messages (system, task, k - 1 assistant/tool pairs), so its answer is message 2k.
+    expect(usage).toEqual(RECORDED_PROMPTS.map((tokens, i) => [2 * (i + 1), tokens]));
+    expect(data.messages.map((m) => ({ ...m, usage: undefined }))).toEqual(last.messages.map((m) => ({ ...m, usage: undefined })));
+    expect(scenario.messages[2]).toMatchObject({ usage: { promptTokens: 2154, completionTokens: 118, cachedTokens: 1348 } });
+    expect(data).toMatchObject({ id: FIXTURE_ID, model: { name: 'litellm_proxy/claude-3-5-sonnet-20241022' }, outcome: 'resolved', tools: last.tools });
+    expect(data.source?.notes).toBe('10 call files joined: the recorded usage of 10 requests at the steps they were made');
+  });
+
+  it('gives the same scenario whatever order the files come in', async () => {
+    const forward = await importFiles(CALL_FILES);
+    const backward = await importFiles([...CALL_FILES].reverse());
+    expect(backward[0]!.data).toEqual(forward[0]!.data);
+  });
+
+  it("leaves out a call that is not a prefix of the last one (a restarted instance's earlier attempt), and says so", async () => {
+    tmp = await mkdtemp(path.join(tmpdir(), 'ctxbench-calls-'));
+    const folder = path.join(tmp, FIXTURE_ID);
+    await rm(folder, { recursive: true, force: true });
+    await import('node:fs/promises').then((fs) => fs.mkdir(folder));
+    const files = [];
+    for (const file of CALL_FILES.slice(-3)) {
+      const copy = path.join(folder, path.basename(file));
+      await writeFile(copy, await readFile(file, 'utf8'));
+      files.push(copy);
+    }
+    const aborted = JSON.parse(await readFile(CALL_FILES[3]!, 'utf8')) as Raw & { timestamp: number };
+    aborted.messages[1]!.content = [{ type: 'text', text: 'An earlier attempt, with another task text.' }];
+    aborted.timestamp -= 3600;
+    const early = path.join(folder, 'litellm_proxy__claude-3-5-sonnet-20241022-1733335803.0.json');
+    await writeFile(early, JSON.stringify(aborted));
+    const { data } = (await importFiles([early, ...files]))[0]!;
+    expect(data.messages.flatMap((m) => (m.role === 'assistant' && m.usage ? [m.usage.promptTokens] : []))).toEqual(RECORDED_PROMPTS.slice(-3));
+    expect(data.source?.notes).toBe('4 call files joined: the recorded usage of 3 requests at the steps they were made; 1 left out (not a prefix of the last call: another attempt)');
+  });
+
+  it('keeps other files as they are, in order, around the joined run', async () => {
+    const chat = path.join(REPO_ROOT, 'fixtures/trajectories/openai-chat/chat.json');
+    const loaded = await importFiles([chat, ...CALL_FILES.slice(0, 2), chat.replace('chat.json', 'conversations.jsonl')]);
+    expect(loaded.map((l) => l.scenario.id)).toEqual(['chat', FIXTURE_ID, 'conversations@0', 'conversations@1']);
   });
 });
 
@@ -122,6 +196,7 @@ describe.skipIf(logs.length === 0)('OpenHands litellm importer, every log in ../
     expectSameCalls(raw, scenario);
     const last = scenario.messages.at(-1)!;
     expect(last.role === 'assistant' && last.usage?.promptTokens).toBe(raw.response.usage.prompt_tokens);
+    expect(scenario.tools?.map((t) => t.name)).toEqual(['execute_bash', 'finish', 'str_replace_editor']);
     expect((await convert(file)).scenario).toEqual(scenario);
   });
 

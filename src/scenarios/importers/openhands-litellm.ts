@@ -1,15 +1,20 @@
 /**
  * OpenHands litellm completion logs (`llm_completions/<instance>/<model>-<ts>.json`, one file per LLM
  * call). Without condensation each call's messages extend the previous call's, so the last file of an
- * instance is the whole trajectory: its `messages` plus the answer in `response`.
+ * instance is the whole trajectory: its `messages` plus the answer in `response`. The files of one
+ * instance join into one scenario (`calls`): the last call's conversation, with every call's recorded
+ * usage at the turn it produced.
  */
+import { createHash } from 'node:crypto';
 import path from 'node:path';
 import { scenarioInvalid } from '../../core/errors.js';
+import { stableJson } from '../../core/stable-json.js';
 import type { ScenarioFile, ScenarioFileMessage } from '../schema.js';
 import { isRecord, recordedUsage, requireString } from './json.js';
 import { readText } from './openai.js';
 import { readSidecar } from './sidecar.js';
-import type { Importer } from './types.js';
+import { readTools } from './tools.js';
+import type { CallJoiner, Importer } from './types.js';
 
 const FORMAT = 'openhands-litellm';
 
@@ -30,6 +35,8 @@ export const openhandsLitellm: Importer = {
     const id = path.basename(path.dirname(path.resolve(file)));
     const labels = await readSidecar(file, 'labels.derived.json');
     const outcome = isRecord(labels) ? labels[id] : undefined;
+    // litellm passes the tool definitions (sent with every call) in kwargs.
+    const tools = readTools(kwargs.tools, file, 'kwargs.tools');
     return {
       ctxbench: 1,
       id,
@@ -37,6 +44,7 @@ export const openhandsLitellm: Importer = {
       source: { format: FORMAT, agent: 'OpenHands', file: path.basename(file) },
       model: { name: requireString(response.model ?? kwargs.model, file, 'response.model') },
       outcome: typeof outcome === 'string' ? outcome : undefined,
+      ...(tools ? { tools } : {}),
       messages: [
         ...data.messages.map((m, i) => readMessage(m, file, `messages[${i}]`)),
         // Only the final call's usage is in the file: earlier turns' calls were logged in other files.
@@ -44,7 +52,78 @@ export const openhandsLitellm: Importer = {
       ],
     };
   },
+  calls: {
+    // The instance id is the folder: every call file of an instance is in it.
+    runOf: (_data, file) => path.dirname(path.resolve(file)),
+    join: joinCalls,
+  },
 };
+
+/** What joining keeps of a call: when it was made, what it sent (a digest), its answer (a digest) and usage. */
+interface Call {
+  readonly at: number;
+  /** How many messages it sent: its answer is the message at this index of the conversation. */
+  readonly sent: number;
+  readonly sentDigest: string;
+  readonly answerDigest: string;
+  readonly usage: Extract<ScenarioFileMessage, { role: 'assistant' }>['usage'];
+}
+
+const sha256 = (text: string): string => createHash('sha256').update(text, 'utf8').digest('hex');
+const answerDigest = (message: ScenarioFileMessage): string => sha256(stableJson(message.role === 'assistant' ? { ...message, usage: undefined } : message));
+
+/** digests[k] identifies messages[0..k): each chains the one before it with the next message. */
+function prefixDigests(messages: readonly ScenarioFileMessage[]): string[] {
+  const digests = [''];
+  for (const message of messages) digests.push(sha256(`${digests.at(-1)!}\n${stableJson(message)}`));
+  return digests;
+}
+
+/**
+ * The calls of one instance, joined: the conversation of the last call (by its `timestamp`; the longer
+ * one on a tie), and the usage each call recorded on the turn it answered with, where its messages are
+ * that conversation's prefix. A call that is not (the aborted attempt of a restarted instance) is left
+ * out and counted in `source.notes`. Only the last call's conversation is held whole.
+ */
+function joinCalls(): CallJoiner {
+  const calls: Call[] = [];
+  let last: { at: number; sent: number; data: ScenarioFile } | undefined;
+  return {
+    async add(raw, file) {
+      const data = await openhandsLitellm.convert(raw, file);
+      const at = isRecord(raw) && typeof raw.timestamp === 'number' ? raw.timestamp : Number.NEGATIVE_INFINITY;
+      const sent = data.messages.slice(0, -1);
+      const answer = data.messages.at(-1)!;
+      calls.push({ at, sent: sent.length, sentDigest: prefixDigests(sent).at(-1)!, answerDigest: answerDigest(answer), usage: answer.role === 'assistant' ? answer.usage : undefined });
+      if (!last || at > last.at || (at === last.at && sent.length > last.sent)) last = { at, sent: sent.length, data };
+    },
+    scenario() {
+      const { data } = last!;
+      if (calls.length === 1) return data;
+      const digests = prefixDigests(data.messages);
+      const answered = new Map<number, Call>();
+      let left = 0;
+      for (const call of calls) {
+        const turn = data.messages[call.sent];
+        if (turn === undefined || digests[call.sent] !== call.sentDigest || answerDigest(turn) !== call.answerDigest) {
+          left += 1;
+          continue;
+        }
+        const other = answered.get(call.sent);
+        if (other === undefined || call.at > other.at) answered.set(call.sent, call);
+      }
+      const notes = `${calls.length} call files joined: the recorded usage of ${answered.size} requests at the steps they were made${left > 0 ? `; ${left} left out (not a prefix of the last call: another attempt)` : ''}`;
+      return {
+        ...data,
+        source: { format: FORMAT, ...data.source, notes },
+        messages: data.messages.map((m, i) => {
+          const call = answered.get(i);
+          return call && m.role === 'assistant' ? { ...m, usage: call.usage } : m;
+        }),
+      };
+    },
+  };
+}
 
 function readMessage(raw: unknown, file: string, where: string): ScenarioFileMessage {
   if (!isRecord(raw)) throw scenarioInvalid(file, `${where}: expected an object`);

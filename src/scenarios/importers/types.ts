@@ -22,4 +22,23 @@ export interface Importer {
    * importers/many.ts (`importFileAll`) is the loader that uses it.
    */
   convertMany?(data: unknown, file: string): Promise<ScenarioFile[]>;
+  /**
+   * For formats that log one file per LLM call (OpenHands' llm_completions/<instance>/): joins the call
+   * files of one recorded run into one scenario. load.ts (`importFiles`) is the loader that uses it.
+   */
+  readonly calls?: CallLog;
+}
+
+/** How the call files of one recorded run become one scenario. */
+export interface CallLog {
+  /** The run a call file belongs to: files with the same key are joined (OpenHands: the instance folder). */
+  runOf(data: unknown, file: string): string;
+  /** Joins one run's call files, given one at a time, in any order. */
+  join(): CallJoiner;
+}
+
+export interface CallJoiner {
+  add(data: unknown, file: string): Promise<void>;
+  /** The run's scenario: the conversation of its last call, each call's recorded usage at the turn it produced. */
+  scenario(): ScenarioFile;
 }

@@ -20,6 +20,9 @@
  *   not compacted by tier 2.
  * - Besides write_file/edit_file, every tool placeholders.ts classifies as a file write counts
  *   (str_replace_editor create/str_replace, ...), with its written-content fields.
+ *
+ * `offloadStyle=deepagents` replaces tier 1 with deepagents' eviction (deepagents-eviction.ts) and
+ * has no tier 2, as deepagents' FilesystemMiddleware has none.
  */
 import { unseenFrom } from '../../core/cut-points.js';
 import { strategyOrigin, withContent, type AssistantMessage, type Message, type ToolCall, type ToolMessage } from '../../core/messages.js';
@@ -27,11 +30,19 @@ import { confine, safeSegment, type OffloadStore } from '../../core/offload-stor
 import type { ParamSpecs, ParamsOf } from '../../core/params.js';
 import type { StrategyEvent, StrategyInput } from '../../core/strategy.js';
 import { PER_MESSAGE_TOKENS } from '../../core/tokens.js';
+import { evictionMessage, evicts } from './deepagents-eviction.js';
 import { argumentsObject, withToolArguments } from './message-edits.js';
 import { callsById, toolKind } from './placeholders.js';
 
 /** The parameters of tiers 1-2, shared by every strategy that runs them. */
 export const OFFLOAD_PARAMS = {
+  offloadStyle: {
+    kind: 'choice',
+    default: 'valis',
+    values: ['valis', 'deepagents'],
+    description:
+      "The seed's tiers 1-2, or deepagents' eviction: results over largeResultTokens at 4 characters a token, a head and tail of previewLines each under /large_tool_results/<call id>, never those of ls, glob, grep, read_file, edit_file, write_file; no tier 2.",
+  },
   largeResultTokens: {
     kind: 'integer',
     default: 20_000,
@@ -133,19 +144,34 @@ export function withRecoveryPrompt(input: StrategyInput, strategy: string, messa
   return [withContent(first, `${first.content}\n${RECOVERY_PROMPT}`, strategyOrigin(strategy, 'recovery-prompt')), ...messages.slice(1)];
 }
 
+/** Where tier 1 puts a result over the limit and what it leaves in its place; undefined to leave it. */
+function offloaded({ input, settings }: Tiers, m: ToolMessage, limit: number): { path: string; text: string } | undefined {
+  const { files, step } = input;
+  if (settings.offloadStyle === 'deepagents') {
+    if (!evicts(m.name, m.content, limit)) return undefined;
+    const path = freshPath(files, '/large_tool_results', m.toolCallId, '');
+    return { path, text: evictionMessage(m.toolCallId, path, m.content, settings.previewLines) };
+  }
+  if (input.counter.countMessage(m) - PER_MESSAGE_TOKENS <= limit) return undefined;
+  const path = freshPath(files, '/tool_outputs', `${m.name}_step${step}_${m.toolCallId}`, '.txt');
+  return { path, text: largeOutputPointer(path, m.content, settings.previewLines) };
+}
+
 /** Tier 1: every tool result over largeResultTokens to the store, a preview in its place. */
-function offloadLargeResults({ input, strategy, settings }: Tiers, messages: readonly Message[]): { messages: readonly Message[]; events: StrategyEvent[] } {
-  const { largeResultTokens, previewLines } = settings;
+function offloadLargeResults(tiers: Tiers, messages: readonly Message[]): { messages: readonly Message[]; events: StrategyEvent[] } {
+  const { input, strategy, settings } = tiers;
+  const { largeResultTokens } = settings;
   if (largeResultTokens === 'unlimited') return { messages, events: [] };
-  const { counter, files, step } = input;
+  const { counter, files } = input;
   let out: Message[] | undefined;
   const events: StrategyEvent[] = [];
   messages.forEach((m, i) => {
     if (m.role !== 'tool' || isEdited(m)) return;
+    const target = offloaded(tiers, m, largeResultTokens);
+    if (!target) return;
+    const { path, text } = target;
     const before = counter.countMessage(m);
-    if (before - PER_MESSAGE_TOKENS <= largeResultTokens) return;
-    const path = freshPath(files, '/tool_outputs', `${m.name}_step${step}_${m.toolCallId}`, '.txt');
-    const replaced = withContent(m, largeOutputPointer(path, m.content, previewLines), strategyOrigin(strategy, 'offloaded-result'));
+    const replaced = withContent(m, text, strategyOrigin(strategy, 'offloaded-result'));
     const after = counter.countMessage(replaced);
     if (after >= before) return;
     files.write(path, m.content);
@@ -209,7 +235,8 @@ function compactFileWrites(tiers: Tiers, messages: readonly Message[]): { messag
 
 /**
  * Tiers 1-2 before a request: the recovery segment (once), tier 1 always, tier 2 when the context is
- * above compactionThreshold of the window. Returns the same array when nothing changed.
+ * above compactionThreshold of the window (never with offloadStyle=deepagents, which has none).
+ * Returns the same array when nothing changed.
  */
 export function applyOffloadTiers(input: StrategyInput, strategy: string, settings: OffloadSettings): TierOutcome {
   const tiers: Tiers = { input, strategy, settings };
@@ -218,7 +245,7 @@ export function applyOffloadTiers(input: StrategyInput, strategy: string, settin
   const tier1 = offloadLargeResults(tiers, prompted);
   const tokens = counter.countContext(tier1.messages);
   // The seed compares with ">" (manage_context).
-  if (tokens <= settings.compactionThreshold * window) return { messages: tier1.messages, tokens, events: tier1.events };
+  if (settings.offloadStyle === 'deepagents' || tokens <= settings.compactionThreshold * window) return { messages: tier1.messages, tokens, events: tier1.events };
   const tier2 = compactFileWrites(tiers, tier1.messages);
   return { messages: tier2.messages, tokens: counter.countContext(tier2.messages), events: [...tier1.events, ...tier2.events] };
 }
