@@ -20,6 +20,8 @@ const SYNTHETIC = path.join(ROOT, 'scenarios/synthetic');
 /** A recorded trajectory with provider usage: its model gets a calibration line. */
 const RECORDED = path.join(ROOT, 'scenarios/mini-swe-agent-gemini3pro/psf__requests-1142.json');
 const PROBED = path.join(SYNTHETIC, 'synthetic-s60-seed1-o400-f10.json');
+/** One OpenHands instance of ten call files: its calibration is fitted on one scenario, and is off by more than 5% (a warning). */
+const INSTANCE_FOLDERS = path.join(ROOT, 'fixtures/trajectories/openhands-codeact-sonnet35-swebench-verified/llm_completions');
 
 /** The whole of stdout as one JSON document: nothing else may be printed there. */
 const documentOf = (r: CliResult): unknown => JSON.parse(r.stdout);
@@ -119,6 +121,31 @@ describe('bench run --json', () => {
     const masking = doc.configurations.find((c) => c.configuration === 'masking')!;
     expect(row.slice(0, 6)).toEqual(['masking', String(masking.runs), expect.stringMatching(/^\d+\/\d+$/), expect.any(String), String(masking.restarts), masking.inputTokens.toLocaleString('en-US')]);
     expect(text.stdout).toContain('Token calibration: gemini-3-pro-preview');
+  });
+});
+
+describe('bench run --json: the token calibration', () => {
+  it('gives each calibration as the batch stores it, its warning in notes and on stderr (not stdout), and the --save-calibration file', () => {
+    const r = bench(['run', '--json', '--scenario', INSTANCE_FOLDERS, '-s', 'raw', '--window', '100k', '--no-report', '--db', 'r.duckdb', '--save-calibration', 'team.json']);
+    expect(r.code, r.stderr).toBe(0);
+    const doc = RUN_DOCUMENT.parse(documentOf(r));
+    expect(doc.calibrationFile).toBe(path.join(r.cwd, 'team.json'));
+    expect(existsSync(doc.calibrationFile!)).toBe(true);
+    const [fitted] = doc.calibration;
+    expect(doc.calibration).toHaveLength(1);
+    expect(fitted).toMatchObject({ model: 'claude-3-5-sonnet', encoding: 'o200k_base', source: 'fitted', samples: 10, scenarios: 1, outOfSample: null, overhead: expect.any(Number) });
+    expect(fitted!.after).toEqual({ meanPctError: expect.any(Number), meanAbsPctError: expect.any(Number) });
+    expect(fitted!.warning).toMatch(/^the token calibration of claude-3-5-sonnet is off by \d+\.\d% in sample \(above 5%\)$/);
+    const line = `Warning: ${fitted!.warning}: the token counts of its scenarios, and the thresholds they cross, are that uncertain.`;
+    expect(doc.notes[0]).toBe(line);
+    expect(r.stderr).toContain(`\n${line}\n`);
+    expect(r.stderr).toMatch(/^Token calibration: claude-3-5-sonnet x\d\.\d{3}.*, fitted on 10 recorded requests of 1 scenario: /m);
+
+    const applied = bench(['run', '--json', '--scenario', INSTANCE_FOLDERS, '-s', 'raw', '--window', '100k', '--no-report', '--db', 'b.duckdb', '--calibration', 'team.json'], r.cwd);
+    expect(applied.code, applied.stderr).toBe(0);
+    const again = RUN_DOCUMENT.parse(documentOf(applied));
+    expect(again.calibrationFile).toBeNull();
+    expect(again.calibration).toEqual([expect.objectContaining({ model: 'claude-3-5-sonnet', source: 'file', factor: fitted!.factor, overhead: fitted!.overhead, samples: 10 })]);
   });
 });
 

@@ -131,10 +131,10 @@ export interface UsageAgreement {
   readonly calibrated: boolean;
   readonly steps: number;
   readonly scenarios: number;
-  /** Mean absolute percentage error over the steps. */
-  readonly meanAbsPctError: number;
   /** Mean signed percentage error: negative = below the provider's count. */
   readonly meanPctError: number;
+  /** Mean absolute percentage error over the steps. */
+  readonly meanAbsPctError: number;
 }
 
 /**
@@ -158,8 +158,8 @@ export function usageAgreement(runs: readonly RunResult[]): UsageAgreement | und
     calibrated: compared.some((r) => r.config.calibrationFactor !== undefined),
     steps,
     scenarios: compared.length,
-    meanAbsPctError: abs / steps,
     meanPctError: signed / steps,
+    meanAbsPctError: abs / steps,
   };
 }
 

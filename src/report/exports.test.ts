@@ -86,6 +86,16 @@ describe('reportJson', () => {
     expect(json.runs[1]).toMatchObject({ failedStep: null, failure: null, outcome: runs[1]!.config.outcome ?? null });
   });
 
+  it('regression: says what the page says of a stored calibration: its warning first among the notes, and the header fact', () => {
+    const calibration = [
+      { batchId: 'b1', model: 'gpt-4o', encoding: 'o200k_base', factor: 1.16, overhead: 0, source: 'fitted' as const, samples: 40, scenarios: 4, outOfSample: { meanAbsPctError: 7.26, meanPctError: 1 } },
+    ];
+    const out = JSON.parse(reportJson(runs, { ...meta, calibration }));
+    expect(out.notes[0]).toBe('Warning: the token calibration of gpt-4o is off by 7.3% out of sample (above 5%): the token counts of its scenarios, and the thresholds they cross, are that uncertain.');
+    expect(out.notes.slice(1)).toEqual(json.notes);
+    expect(out.facts['Token calibration']).toBe('gpt-4o ×1.160 (fitted on 40 requests of 4 scenarios; 7.3% off out of sample)');
+  });
+
   it('gives unknown cache hits (a live provider that reports none) as null, in a configuration and in a run (format 3)', () => {
     const unknown = runs.map((r) => (r.config.strategy === 'codex' ? { ...r, summary: { ...r.summary, cachedInputTokens: undefined } } : r));
     const out = JSON.parse(reportJson(unknown, meta));

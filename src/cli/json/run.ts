@@ -20,12 +20,12 @@ export const RUN_JSON_FORMAT = 1;
 const CALIBRATION_SOURCES = Object.keys({ fitted: 0, 'built-in': 0, file: 0 } satisfies Record<CalibrationSource, 0>) as [CalibrationSource, ...CalibrationSource[]];
 const nullableCount = () => count().nullable();
 const PARAM_VALUE = z.union([z.number(), z.boolean(), z.string()]);
-const ERRORS = z
-  .strictObject({
-    meanPctError: z.number().describe('mean signed error in percent: negative = below the provider\'s count'),
-    meanAbsPctError: z.number().describe('mean absolute error in percent'),
-  })
-  .nullable();
+/** How far local token counts are from the provider's recorded counts. */
+const PCT_ERRORS = z.strictObject({
+  meanPctError: z.number().describe("mean signed error in percent: negative = below the provider's count"),
+  meanAbsPctError: z.number().describe('mean absolute error in percent'),
+});
+const ERRORS = PCT_ERRORS.nullable();
 
 const RECALL = z.strictObject({
   present: count().describe('references still in the context when used'),
@@ -171,8 +171,7 @@ export const RUN_DOCUMENT = z
         calibrated: z.boolean().describe('counts were calibrated'),
         steps: count().describe('raw replay steps compared'),
         scenarios: count().describe('scenarios they came from'),
-        meanAbsPctError: z.number().describe('mean absolute error in percent'),
-        meanPctError: z.number().describe('mean signed error in percent: negative = below the provider\'s'),
+        ...PCT_ERRORS.shape,
       })
       .nullable()
       .describe('replayed token counts against the provider usage the scenarios recorded (raw runs only); null without such data'),
