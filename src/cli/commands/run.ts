@@ -146,7 +146,7 @@ export async function runEntries(options: RunOptions, entries: readonly MatrixEn
   const { files, scenarios } = await loadMatrixScenarios(options.scenario ?? [BUNDLED_SCENARIOS]);
   const report = options.report === false ? undefined : reportOutput(options.report, options.db, files);
   const savedCalibration = options.saveCalibration === undefined ? undefined : calibrationOutput(options.saveCalibration, options);
-  for (const file of [report, savedCalibration]) if (file !== undefined) await checkOutput(file.file, file.spec);
+  for (const target of [report, savedCalibration]) if (target !== undefined) await checkOutput(target.file, target.spec);
 
   const counter = await createTokenCounter(encoding);
   const opened = await openBackend(
