@@ -180,6 +180,19 @@ describe('a matrix that ends with another exit code: the document says it', () =
     expect(lastLine(r.stderr)).toMatch(/^bench: 1 of 2 runs ended with a backend error \(the first: .*answered 500.*\); the same command with --resume runs them again$/);
   });
 
+  it('a live run: the record/replay cache in the document (what it answered, what was sent), its folder', async () => {
+    server = await startModelServer({ models: [{ name: 'mock-model', contextLength: 32768 }] });
+    const live = ['run', '--json', '-m', 'ollama:chat:mock-model', '--host', server.url, '--scenario', PROBED, '-s', 'raw', '--window', '16k', '--no-report', '--cache-dir', 'llm-cache'];
+    const first = await benchAsync([...live, '--db', 'a.duckdb']);
+    expect(first.code, first.stderr).toBe(0);
+    const sent = RUN_DOCUMENT.parse(documentOf(first)).cache!;
+    expect(sent).toMatchObject({ dir: path.join(first.cwd, 'llm-cache'), hits: 0 });
+    expect(sent.sent).toBeGreaterThan(0);
+    const again = await benchAsync([...live, '--db', 'b.duckdb'], first.cwd);
+    expect(again.code, again.stderr).toBe(0);
+    expect(RUN_DOCUMENT.parse(documentOf(again)).cache).toEqual({ dir: sent.dir, hits: sent.sent, sent: 0 });
+  });
+
   it('SIGTERM: exit 143, the document says 143 and interrupted, and holds the runs that finished; --resume says what it kept, the line on stderr', async () => {
     const matrix = ['run', '--json', '--window', '32k', '--no-report', '--db', 'r.duckdb'];
     const r = await signalWhen(matrix, /\[2\/24\]/, 'SIGTERM');

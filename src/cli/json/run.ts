@@ -177,7 +177,7 @@ export const RUN_DOCUMENT = z
       .describe('replayed token counts against the provider usage the scenarios recorded (raw runs only); null without such data'),
     cache: z
       .strictObject({
-        dir: z.string().describe('the cache folder'),
+        dir: z.string().describe('the cache folder (absolute path)'),
         hits: count().describe('requests answered from it'),
         sent: count().describe('requests sent to the server'),
       })
