@@ -139,6 +139,11 @@ function usageFact(runs: readonly RunResult[]): Fact[] {
 
 const share = (part: number, whole: number): string => (part === whole ? '' : ` (${fmtInt(part)} of ${fmtInt(whole)} runs)`);
 
+/** What the report says above everything else: the calibration warnings, then the backends' assumptions. */
+export function reportNotes(runs: readonly RunResult[], calibration: readonly CalibrationRecord[]): string[] {
+  return [...calibrationNotes(calibration), ...backendNotes(runs)];
+}
+
 /** One note per backend setting: the mock's assumptions with its recall, summary length and seed; a live server's mode. */
 export function backendNotes(runs: readonly RunResult[]): string[] {
   const groups = new Map<string, RunResult[]>();
