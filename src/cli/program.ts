@@ -19,6 +19,9 @@ import type { MatrixCommandContext } from './matrix-command.js';
 import { collect, GEN_COUNT } from './options.js';
 import { CONFIG_FILES, DEFAULT_DB, DEFAULT_REPORT, TOLERANCE_FILES, VERSION } from './paths.js';
 
+/** What a `--json` flag says it prints (the README's "JSON output" lists each document's fields). */
+const jsonHelp = (what: string): string => `print one JSON document on stdout instead of the text: ${what} (its fields: README "JSON output")`;
+
 /** What `bench run` runs without --strategy or --preset. */
 const DEFAULT_STRATEGIES = 'raw,masking';
 
@@ -43,7 +46,7 @@ export function buildProgram(entry: ProgramEntry): Command {
   )
     .addHelpText(
       'after',
-      '\nExamples:\n  bench run --window 32k\n  bench run --strategy masking --param softThreshold=0.6 --scenario my-agent-logs/\n  bench run -s raw -s masking --scenario "logs/**/*.traj.json" --db results.duckdb --no-report\n  bench run -s all --shard 2/4 --db shard-2.duckdb --no-report   (then: bench merge shard-*.duckdb -o all.duckdb)\n  bench run -s all --db results.duckdb --resume                  (after an interruption: only the missing runs)',
+      '\nExamples:\n  bench run --window 32k\n  bench run --window 32k --no-report --json > run.json           (one JSON document: every configuration and run)\n  bench run --strategy masking --param softThreshold=0.6 --scenario my-agent-logs/\n  bench run -s raw -s masking --scenario "logs/**/*.traj.json" --db results.duckdb --no-report\n  bench run -s all --shard 2/4 --db shard-2.duckdb --no-report   (then: bench merge shard-*.duckdb -o all.duckdb)\n  bench run -s all --db results.duckdb --resume                  (after an interruption: only the missing runs)',
     )
     .action(async (opts, cmd: Command) => {
       const { runCommand } = await import('./commands/run.js');
@@ -77,7 +80,8 @@ export function buildProgram(entry: ProgramEntry): Command {
     .command('list')
     .description('List scenarios with their steps, token size, recorded peak usage, model window and outcome.')
     .argument('[paths...]', 'files, folders or globs (default: the bundled scenarios)')
-    .action(async (paths: string[]) => (await import('./commands/scenarios.js')).listCommand(paths));
+    .option('--json', jsonHelp('every scenario, and the files skipped'))
+    .action(async (paths: string[], opts) => (await import('./commands/scenarios.js')).listCommand(paths, opts));
   scenarios
     .command('validate')
     .description('Check scenario files (any known format), one line each; a file of no known format that a folder or glob led to is listed as skipped. Exits 1 if any is invalid or no scenario is found.')
@@ -112,7 +116,8 @@ export function buildProgram(entry: ProgramEntry): Command {
   program
     .command('strategies')
     .description('List strategies with their parameters, defaults and ranges.')
-    .action(async () => (await import('./commands/strategies.js')).strategiesCommand());
+    .option('--json', jsonHelp("every strategy's parameters, every preset's settings"))
+    .action(async (opts) => (await import('./commands/strategies.js')).strategiesCommand(opts));
 
   program
     .command('cache')
@@ -180,6 +185,7 @@ export function buildProgram(entry: ProgramEntry): Command {
     .option('--accept-changes', 'pass although runs are configured otherwise than in the baseline (they are named, not compared); then update the baseline')
     .option('--json-out <file>', "write per-strategy totals in github-action-benchmark's format (tool: customSmallerIsBetter)")
     .option('--markdown-out <file>', 'write a markdown summary (for a PR comment or $GITHUB_STEP_SUMMARY)')
+    .option('--json', jsonHelp('the verdict, the findings, what was not compared; the exit code is the same, and in it'))
     .addHelpText(
       'after',
       `\nExit codes: ${EXIT_CODES.ok} no regression, ${EXIT_CODES.regressions} regressions, ${EXIT_CODES.incomparable} not like with like (baseline runs missing, configurations changed), ${EXIT_CODES.userError} error (e.g. a missing or malformed baseline).\n` +
@@ -264,7 +270,8 @@ function matrixOptions(command: Command): Command {
     .option('--shard <i/n>', 'run only shard i of n of the matrix (1-based; the same split on every machine); merge the shards\' --db files with `bench merge`')
     .option('--batch-id <id>', 'store the runs under this batch id (default: a new one per run; for --shard, one derived from the matrix, the same in every shard)')
     .option('--resume', 'after an interruption: continue the latest batch of the same matrix in --db, running only the runs it lacks (and redoing those a backend error ended); starts a new batch when there is none')
-    .option('--config <file>', `settings file (default: ${configFiles()} in this folder); flags win over it`);
+    .option('--config <file>', `settings file (default: ${configFiles()} in this folder); flags win over it`)
+    .option('--json', jsonHelp("the summary's numbers, every run, where the results are, the exit code; progress, warnings and calibration lines go to stderr"));
 }
 
 /** A `scenarios gen` option's range and default: "20 to 2000 (default 200)". */

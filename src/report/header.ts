@@ -140,7 +140,11 @@ function usageFact(runs: readonly RunResult[]): Fact[] {
 
 const share = (part: number, whole: number): string => (part === whole ? '' : ` (${fmtInt(part)} of ${fmtInt(whole)} runs)`);
 
-/** One note per backend setting: the mock's assumptions with its recall, summary length and seed; a live server's mode. */
+/** What the report says above everything else: the calibration warnings, then the backends' and the replay's assumptions. */
+export function reportNotes(runs: readonly RunResult[], calibration: readonly CalibrationRecord[]): string[] {
+  return [...calibrationNotes(calibration), ...backendNotes(runs), ...replayNotes(runs)];
+}
+
 /** What a reactive replay adds to the teacher forcing every note assumes, when some runs were reactive. */
 export function replayNotes(runs: readonly RunResult[]): string[] {
   const reactive = runs.filter((r) => r.config.replay);
@@ -153,6 +157,7 @@ export function replayNotes(runs: readonly RunResult[]): string[] {
   ];
 }
 
+/** One note per backend setting: the mock's assumptions with its recall, summary length and seed; a live server's mode. */
 export function backendNotes(runs: readonly RunResult[]): string[] {
   const groups = new Map<string, RunResult[]>();
   for (const run of runs) {

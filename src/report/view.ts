@@ -9,7 +9,7 @@ import { baselineDiff, candidateRuns, type BaselineDiff, type BaselineSource } f
 import { columnsOf, runsByColumn, scenarioGroupOf, type Column } from './columns.js';
 import { chartOf, type ChartData } from './curves.js';
 import { distinct, fmtInt, fmtPct, statusText } from './format.js';
-import { backendNotes, calibrationNotes, facts, replayNotes, utcMinute, type Fact } from './header.js';
+import { facts, reportNotes, utcMinute, type Fact } from './header.js';
 import { paretoOf, SUCCESS_DEFINITION, type Pareto } from './pareto.js';
 import { probeCell, recallCell, summaryTable, type SummaryTable } from './summary-table.js';
 import { timelineOf, type TimelineRun } from './timeline.js';
@@ -137,7 +137,7 @@ export function buildView(runs: readonly RunResult[], meta: ReportMeta): ReportV
     database: meta.database ?? null,
     empty: runs.length === 0,
     facts: facts(runs, meta.batches ?? [], meta.version, meta.calibration),
-    notes: [...calibrationNotes(meta.calibration ?? []), ...backendNotes(runs), ...replayNotes(runs)],
+    notes: reportNotes(runs, meta.calibration ?? []),
     summaries,
     groupTabs: summaries.length > 1,
     pareto: { ...pareto, definition: SUCCESS_DEFINITION },
