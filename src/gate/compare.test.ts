@@ -100,6 +100,15 @@ describe('compareRuns', () => {
     expect(brief(one({ peakContextPct: 0.45 }).improvements)).toEqual(['masking|a peakContextPct']);
   });
 
+  it('reactive replay: one more re-read, or 2% more of their tokens, is worse; a forced run (null) is not compared', () => {
+    expect(brief(one({ rereads: 1, rereadInputTokens: 1000 }, DEFAULT_TOLERANCES).regressions)).toEqual([]);
+    const before = run({ rereads: 4, rereadInputTokens: 10_000 });
+    const compare = (after: Partial<RunMetrics>) => compareRuns({ 'masking|a': before }, { 'masking|a': run({ ...before, ...after }) }, { tolerances: DEFAULT_TOLERANCES });
+    expect(brief(compare({ rereads: 5, rereadInputTokens: 10_200 }).regressions)).toEqual(['masking|a rereads']);
+    expect(brief(compare({ rereadInputTokens: 10_300 }).regressions)).toEqual(['masking|a rereadInputTokens']);
+    expect(brief(compare({ rereads: 3, rereadInputTokens: 9_000 }).improvements)).toEqual(['masking|a rereads', 'masking|a rereadInputTokens']);
+  });
+
   it('applies overridden absolute and relative tolerances', () => {
     const loose = parseTolerances(['inputTokens=rel:10%', 'peakContextPct=abs:0.1', 'probesPassed=abs:2']);
     expect(one({ ...input(1_090_000), peakContextPct: 0.59, probesPassed: 6 }, loose).regressions).toEqual([]);
@@ -181,6 +190,14 @@ describe('configuration changes', () => {
       scenarioDigest: null,
       replay: 'forced',
     });
+  });
+
+  it('names a run replayed otherwise (forced, reactive and its caps); a baseline from before reactive replay reads as forced', () => {
+    const reactive = runConfiguration({ ...sampleRuns()[0]!.config, replay: { mode: 'reactive', caps: { perTurn: 5, perRun: 1000 } } });
+    expect(reactive.replay).toBe('reactive (at most 5 re-reads per turn, 1000 per run)');
+    const old = runConfigurationSchema.parse({ ...CONFIG, replay: undefined });
+    expect(old.replay).toBe('forced');
+    expect(configurationChanges('masking|a', old, { ...CONFIG, replay: reactive.replay })).toEqual(['replay forced -> reactive (at most 5 re-reads per turn, 1000 per run)']);
   });
 
   it("names a changed calibration overhead; a baseline from before overheads (no field) reads as none, like a factor alone's 0", () => {
