@@ -9,7 +9,8 @@ import { createTokenCounter, type TokenCounter } from '../core/tokens.js';
 import { createMockBackend } from '../llm/mock.js';
 import { rawStrategy } from '../strategies/raw.js';
 import { scenarioOf, sweScenarioMessages } from '../../test/helpers/history.js';
-import type { Scenario } from '../scenarios/scenario.js';
+import { parseScenario, type Scenario } from '../scenarios/scenario.js';
+import type { Probe, ScenarioFileMessage } from '../scenarios/schema.js';
 import { REREAD_PURPOSE } from '../core/run-records.js';
 import { replayScenario } from './replay.js';
 import { searchExcerpt, WHOLE_READ_CHARS } from './recovery.js';
@@ -25,8 +26,8 @@ const call = (id: string, command: string) => ({ id, name: 'bash', arguments: JS
  * A small task: the agent reads a file that names `load_settings_file`, lists a folder, then greps for
  * that function: the third turn uses a string only the first tool result held.
  */
-function handMade(firstOutput = 'def load_settings_file(path):\n    return parse(path)\n'): Scenario {
-  return scenarioOf([
+function handMade(firstOutput = 'def load_settings_file(path):\n    return parse(path)\n', probes: readonly Probe[] = []): Scenario {
+  const messages: ScenarioFileMessage[] = [
     { role: 'system', content: 'You are a coding agent.' },
     { role: 'user', content: 'Fix the settings loader.' },
     { role: 'assistant', content: '', toolCalls: [call('c1', 'cat settings.py')] },
@@ -36,7 +37,8 @@ function handMade(firstOutput = 'def load_settings_file(path):\n    return parse
     { role: 'assistant', content: '', toolCalls: [call('c3', 'grep -rn load_settings_file .')] },
     { role: 'tool', toolCallId: 'c3', content: 'settings.py:1:def load_settings_file(path):' },
     { role: 'assistant', content: 'Done.' },
-  ]);
+  ];
+  return parseScenario({ ctxbench: 1, id: 'hand-made', model: { name: 'gpt-4o' }, messages, probes }, 'hand-made.json');
 }
 
 /** Replaces every tool result but the newest with a placeholder (a test strategy, like masking with no threshold). */
@@ -165,6 +167,15 @@ describe('reactive replay', () => {
     expect(capped.events.filter((e) => e.kind === 'reread_cap').map((e) => e.detail)).toEqual(['1 re-read(s) not made: the cap of 0 per turn was reached']);
     const perRun = await reactive(handMade(), keepNewestResult, { caps: { perTurn: 5, perRun: 0 } }).run;
     expect(perRun.events.find((e) => e.kind === 'reread_cap')?.detail).toBe('1 re-read(s) not made: the cap of 0 per run was reached');
+  });
+
+  it('a probe whose planted fact is gone triggers the same re-read (of the call that showed it), and then passes verbatim', async () => {
+    const scenario = handMade('PORT = 48213\n', [{ id: 'port', step: 2, question: 'Which port?', answer: '48213' }]);
+    const forced = await replayScenario({ scenario, sourceFormat: 'ctxbench', strategy: keepNewestResult, params: {}, backend: spy().backend, counter, model: 'gpt-4o', window: 100_000, batchId: 'b1' });
+    expect(forced.probes.map((p) => p.how)).toEqual(['lost']);
+    const run = await reactive(scenario, keepNewestResult).run;
+    expect(run.probes.map((p) => p.how)).toEqual(['verbatim']);
+    expect(run.events.filter((e) => e.kind === 'reread').map((e) => e.detail)).toEqual(["re-ran bash (c1) for 1 of the turn's strings: 48213"]);
   });
 
   it('raw at a window that fits re-reads nothing and sends what a forced replay sends', async () => {
