@@ -5,6 +5,7 @@
 import path from 'node:path';
 import { Command, Option } from 'commander';
 import { DEFAULT_ENCODING } from '../core/tokens.js';
+import { DEFAULT_REREAD_CAPS } from '../core/run-records.js';
 import { DEFAULT_CACHE_DIR, LIVE_CONCURRENCY, OLLAMA_DEFAULT_HOST, OPENAI_DEFAULT_BASE_URL } from '../llm/defaults.js';
 import { MOCK_DEFAULTS } from '../llm/mock.js';
 import { RETRY_DEFAULTS } from '../llm/retry.js';
@@ -45,7 +46,7 @@ export function buildProgram(entry: ProgramEntry): Command {
   )
     .addHelpText(
       'after',
-      '\nExamples:\n  bench run --window 32k\n  bench run --window 32k --no-report --json > run.json           (one JSON document: every configuration and run)\n  bench run --strategy masking --param softThreshold=0.6 --scenario my-agent-logs/\n  bench run -s raw -s masking --scenario "logs/**/*.traj.json" --db results.duckdb --no-report\n  bench run -s all --shard 2/4 --db shard-2.duckdb --no-report   (then: bench merge shard-*.duckdb -o all.duckdb)\n  bench run -s all --db results.duckdb --resume                  (after an interruption: only the missing runs)',
+      '\nExamples:\n  bench run --window 32k\n  bench run --window 32k --no-report --json > run.json           (one JSON document: every configuration and run)\n  bench run --strategy masking --param softThreshold=0.6 --scenario my-agent-logs/\n  bench run -s raw -s masking --scenario "logs/**/*.traj.json" --db results.duckdb --no-report\n  bench run -s all --shard 2/4 --db shard-2.duckdb --no-report   (then: bench merge shard-*.duckdb -o all.duckdb)\n  bench run -s all --db results.duckdb --resume                  (after an interruption: only the missing runs)\n  bench run -s all --replay reactive --window 32k --no-report     (the agent re-reads what a strategy took out: extra steps and tokens)',
     )
     .action(async (opts, cmd: Command) => {
       const { runCommand } = await import('./commands/run.js');
@@ -248,6 +249,9 @@ function matrixOptions(command: Command): Command {
     .option('--base-url <url>', `OpenAI-compatible base URL (default: OPENAI_BASE_URL, then ${OPENAI_DEFAULT_BASE_URL}); key from OPENAI_API_KEY`)
     .option('--live <mode>', 'live backends: "measure" asks one output token per step (the recorded turn is replayed anyway), "full" lets the model answer', 'measure')
     .option('--probes <how>', 'how probes are graded: "ask" puts each probe question to the model and passes it when the answer holds the fact; "context" checks the fact is in the context sent; "auto": ask on live backends, context with the mock', 'auto')
+    .option('--replay <mode>', '"forced": every recorded turn is replayed whatever the context lost (teacher forcing); "reactive": before a turn, the agent re-reads what it uses that the context lost (an offloaded file, else the recorded tool call again), as extra billed steps', 'forced')
+    .option('--max-rereads-per-turn <n>', 'reactive replay: re-reads before one recorded turn, at most', String(DEFAULT_REREAD_CAPS.perTurn))
+    .option('--max-rereads-per-run <n>', 'reactive replay: re-reads in one run, at most', String(DEFAULT_REREAD_CAPS.perRun))
     .option('--no-cache', 'live backends: send every request, without the record/replay cache')
     .option('--cache-dir <dir>', `record/replay cache folder (default: ${DEFAULT_CACHE_DIR})`)
     .option('--timeout <seconds>', `live backends: per-request timeout (default ${RETRY_DEFAULTS.timeoutMs / 1000})`)

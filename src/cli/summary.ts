@@ -138,6 +138,42 @@ export interface UsageAgreement {
 }
 
 /**
+ * Per strategy, for a reactive replay: what forgetting cost. Re-reads (the agent's extra requests, and
+ * their share of the recorded turns), their prompt tokens (and share of the billed input), references
+ * trusted to a strategy's summary, references lost, and re-reads a cap stopped. Undefined when no run
+ * was reactive.
+ */
+export function recoveryTable(runs: readonly RunResult[]): string | undefined {
+  const rows = perStrategy(runs).filter(([, a]) => a.recovery !== null);
+  if (rows.length === 0) return undefined;
+  return formatTable(
+    [
+      { header: 'strategy' },
+      { header: 're-reads', align: 'right' },
+      { header: 'extra steps', align: 'right' },
+      { header: 're-read input tokens', align: 'right' },
+      { header: 'of input', align: 'right' },
+      { header: 'refs held by summary', align: 'right' },
+      { header: 'refs lost', align: 'right' },
+      { header: 'capped', align: 'right' },
+    ],
+    rows.map(([name, a]) => {
+      const r = a.recovery!;
+      return [
+        name,
+        r.rereads,
+        r.totalSteps === 0 ? '-' : `+${formatPct(r.rereads / r.totalSteps)}`,
+        r.rereadInputTokens,
+        a.inputTokens === 0 ? '-' : formatPct(r.rereadInputTokens / a.inputTokens),
+        r.summaryReferences,
+        r.lostReferences,
+        r.capHits,
+      ];
+    }),
+  );
+}
+
+/**
  * How far the replay's token counts are from the provider usage the scenarios recorded, over the
  * steps that sent the recorded history unchanged (the raw baseline's). Undefined without data.
  */

@@ -12,6 +12,7 @@ import { markdownCode, markdownText } from '../core/markdown.js';
 import { plain } from './format.js';
 import { paretoOf, runSuccess, SUCCESS_DEFINITION } from './pareto.js';
 import { baselineDiff, candidateRuns } from './baseline-diff.js';
+import { replayText } from '../gate/configuration.js';
 import { facts, reportNotes } from './header.js';
 import { buildView, type ReportMeta } from './view.js';
 
@@ -77,6 +78,7 @@ export function reportSummary(runs: readonly RunResult[], calibration: readonly 
       meanContextPct: a.meanContextPct,
       success: point?.success ?? null,
       paretoFront: point?.front ?? false,
+      recovery: a.recovery,
     };
   });
   return {
@@ -97,6 +99,8 @@ export function reportSummary(runs: readonly RunResult[], calibration: readonly 
       window: r.config.window,
       params: r.config.params,
       ...runMetrics(r),
+      replay: replayText(r.config.replay),
+      recovery: r.summary.recovery ?? null,
       failedStep: r.summary.failedStep ?? null,
       failure: r.summary.failure ?? null,
       totalSteps: r.summary.totalSteps,
@@ -137,7 +141,7 @@ const CSV_COLUMNS = [
   'run_id', 'batch_id', 'scenario_id', 'scenario_group', 'configuration', 'strategy', 'base_strategy', 'backend', 'model', 'window',
   'status', 'failed_step', 'steps', 'total_steps', 'sessions', 'restarts', 'input_tokens', 'cached_input_tokens', 'output_tokens',
   'overhead_tokens', 'llm_calls', 'cost_usd', 'peak_context_pct', 'mean_context_pct', 'probes_passed', 'probes_total',
-  'ref_present', 'ref_total', 'success',
+  'ref_present', 'ref_total', 'success', 'replay', 'rereads', 'reread_input_tokens', 'ref_summary', 'ref_lost',
 ] as const;
 
 /**
@@ -193,6 +197,11 @@ export function reportCsv(runs: readonly RunResult[]): string {
       ref_present: m.referencePresent,
       ref_total: m.referenceTotal,
       success: runSuccess(r),
+      replay: r.config.replay?.mode ?? 'forced',
+      rereads: s.recovery?.rereads,
+      reread_input_tokens: s.recovery?.rereadInputTokens,
+      ref_summary: s.recovery?.summaryReferences,
+      ref_lost: s.recovery?.lostReferences,
     };
     return CSV_COLUMNS.map((name) => csvCell(row[name])).join(',');
   });

@@ -91,6 +91,8 @@ interface CellRun {
   readonly inputTokens: string;
   readonly peakPct: string;
   readonly restarts: string;
+  /** A reactive replay's re-reads ("3 re-reads, 12,345 tokens"); "" for a forced one. */
+  readonly rereads: string;
   /** Probes passed and reference recall, or "" when the run has neither. */
   readonly success: string;
   readonly successTitle: string;
@@ -190,6 +192,7 @@ function cellRun(run: RunResult, index: number): CellRun {
     inputTokens: fmtInt(summary.inputTokens),
     peakPct: fmtPct(summary.peakContextPct),
     restarts: fmtInt(summary.restarts),
+    rereads: summary.recovery ? `${fmtInt(summary.recovery.rereads)} re-reads, ${fmtInt(summary.recovery.rereadInputTokens)} tokens` : '',
     success: [aggregate.probes.total ? `probes ${probes.text} (${probes.detail})` : '', recall.value === null ? '' : `ref recall ${recall.text}`]
       .filter((part) => part !== '')
       .join(' · '),

@@ -20,7 +20,7 @@ import { checkScenarioIds } from '../../runner/job-plan.js';
 import type { Execution } from '../../runner/matrix.js';
 import type { MatrixEntry } from '../../runner/matrix-entry.js';
 import { parseShard, type Shard } from '../../runner/shard.js';
-import type { RunResult } from '../../core/run-records.js';
+import { REPLAY_MODES, type ReactiveReplay, type RunResult } from '../../core/run-records.js';
 import type { LoadedScenario } from '../../scenarios/load.js';
 import { select, type Selection } from '../../strategies/index.js';
 import { parseAssignment, resolveParams, type ParamOwner } from '../../core/params.js';
@@ -33,7 +33,7 @@ import { loadScenariosAt } from '../scenario-paths.js';
 import { openBackend, type OpenedBackend } from '../backend.js';
 import { calibrationLine } from '../calibration-line.js';
 import type { MatrixCommandContext } from '../matrix-command.js';
-import { runTable, strategyTable, successTable, usageLine } from '../summary.js';
+import { recoveryTable, runTable, strategyTable, successTable, usageLine } from '../summary.js';
 import { matrixExitCode, stopSignalOf } from '../exit-codes.js';
 import { printDocument } from '../json/document.js';
 import { runDocument, type RunDocument, type WrittenFiles } from '../json/run.js';
@@ -52,6 +52,10 @@ export interface RunOptions {
   readonly baseUrl?: string;
   readonly live: string;
   readonly probes: string;
+  /** forced (teacher forcing) or reactive (re-reads what a strategy took out). */
+  readonly replay: string;
+  readonly maxRereadsPerTurn: string;
+  readonly maxRereadsPerRun: string;
   readonly cache: boolean;
   readonly cacheDir?: string;
   readonly timeout?: string;
@@ -78,6 +82,16 @@ export interface RunOptions {
 const MAX_RUN_ROWS = 60;
 /** auto: ask the probe questions on live backends, judge probes on the context with the mock. */
 const PROBE_MODES = ['auto', 'ask', 'context'] as const;
+
+/** The replay mode and its caps (--replay, --max-rereads-per-turn, --max-rereads-per-run); undefined: forced. */
+function parseReplay(options: RunOptions): ReactiveReplay | undefined {
+  const mode = parseChoice('--replay', options.replay, REPLAY_MODES);
+  const caps = {
+    perTurn: parseWhole('--max-rereads-per-turn', options.maxRereadsPerTurn, { min: 0, max: 1000 }),
+    perRun: parseWhole('--max-rereads-per-run', options.maxRereadsPerRun, { min: 0, max: 1_000_000 }),
+  };
+  return mode === 'reactive' ? { mode, caps } : undefined;
+}
 
 export async function runCommand(options: RunOptions, context: MatrixCommandContext): Promise<void> {
   const selections = select(options.strategy, options.preset);
@@ -136,6 +150,7 @@ export async function runEntries(options: RunOptions, entries: readonly MatrixEn
     seed: parseWhole('--mock-seed', options.mockSeed, { min: 0, max: 2 ** 32 - 1 }),
   };
   const probeMode = parseChoice('--probes', options.probes, PROBE_MODES);
+  const replay = parseReplay(options);
   const windowOverride = options.window === undefined ? undefined : parseTokenCount('--window', options.window);
   const encoding = parseEncoding(options.encoding);
   const shard = options.shard === undefined ? undefined : parseShard(options.shard);
@@ -181,6 +196,7 @@ export async function runEntries(options: RunOptions, entries: readonly MatrixEn
         backendOptions: opened.options,
         maxOutputTokens: opened.maxOutputTokens,
         askProbes: probeMode === 'ask' || (probeMode === 'auto' && opened.live),
+        replay,
         windowOverride,
         calibrate: options.calibrate,
         calibrationFile,
@@ -307,6 +323,8 @@ function printSummary({ runs, calibration }: BatchResult, opened: OpenedBackend,
   // Past a screenful, one row per run drowns the summary: the report and the runs table have them all.
   const perRun = runs.length <= MAX_RUN_ROWS ? runTable(runs) : `${runs.length} runs: one row each in the report and in the database's runs table.`;
   out.write(`\n${perRun}\n\n${strategyTable(runs)}\n\n${successTable(runs)}\n`);
+  const recovery = recoveryTable(runs);
+  if (recovery) out.write(`\n${recovery}\n`);
   const usage = usageLine(runs);
   if (usage) out.write(`\n${usage}\n`);
   const warnings = calibrationNotes(calibration);

@@ -32,6 +32,15 @@ const RECALL = z.strictObject({
   total: count().describe('references used'),
 });
 
+/** What forgetting cost a reactive replay (README "How a replay works"). */
+const RECOVERY = {
+  rereads: count().describe('requests the agent made to get back what the next recorded turn used: the extra steps'),
+  rereadInputTokens: count().describe('their prompt tokens (part of inputTokens)'),
+  summaryReferences: count().describe('references held only by a strategy\'s text (summary, checkpoint): trusted, not re-read'),
+  lostReferences: count().describe('references neither held nor recovered when their turn went ahead'),
+  capHits: count().describe('re-reads a cap (--max-rereads-per-turn, --max-rereads-per-run) stopped'),
+};
+
 const CONFIGURATION = z.strictObject({
   configuration: z.string().describe('its label, as the tables print it: the strategy or preset, and what sets it apart (a sweep\'s parameters)'),
   strategy: z.string().describe('the strategy or preset selected'),
@@ -70,6 +79,14 @@ const CONFIGURATION = z.strictObject({
   meanContextPct: z.number().describe('the mean over runs of each one\'s mean request'),
   success: z.number().nullable().describe('mean success over the scenarios every configuration ran (see successDefinition); null when there are none'),
   paretoFront: z.boolean().describe('no other configuration is both cheaper and more successful'),
+  recovery: z
+    .strictObject({
+      ...RECOVERY,
+      runs: count().describe('its reactive runs'),
+      totalSteps: count().describe('the recorded turns of those runs (rereads / totalSteps: the extra steps)'),
+    })
+    .nullable()
+    .describe('reactive replay: its runs\' re-reads and references, summed; null when replayed forced'),
 });
 
 const RUN = z.strictObject({
@@ -95,7 +112,11 @@ const RUN = z.strictObject({
   probesTotal: count().describe('probes asked'),
   referencePresent: nullableCount().describe('recorded references still in the context when used; null when the scenario records none'),
   referenceTotal: nullableCount().describe('recorded references used; null when the scenario records none'),
+  rereads: nullableCount().describe('reactive replay: the agent\'s re-read requests; null when replayed forced'),
+  rereadInputTokens: nullableCount().describe('reactive replay: their prompt tokens; null when replayed forced'),
   costUsd: z.number().nullable().describe('dollars at the price model\'s list prices; null when its price is unknown'),
+  replay: z.string().describe('"forced" (teacher forcing), or "reactive" with its caps'),
+  recovery: z.strictObject(RECOVERY).nullable().describe('reactive replay: its re-reads and how its references were held; null when replayed forced'),
   failedStep: nullableCount().describe('the step it failed at (a truncated run: the first truncated step); null when it completed'),
   failure: z.string().nullable().describe('why it failed; null when it completed'),
   totalSteps: count().describe('agent steps the scenario holds'),
