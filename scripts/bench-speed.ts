@@ -104,7 +104,6 @@ const TARGET_MEMORY_FACTOR = 3;
  */
 const MEMORY_CONSTANT_MB = 16;
 const TARGET_DOUBLING = 2.2;
-/** Above the generator's limit (2,000 steps), scenarios are 2,000-step chunks (seed, seed+1, ...) stitched. */
 const SIZES = QUICK ? [250, 500, 1000] : [250, 500, 1000, 2000, 4000];
 /** The same knobs for every size (generator defaults otherwise); outputs a bit under the default keep the big sizes affordable. */
 const GEN_KNOBS: GenerateOptions = { seed: 1, outputTokens: 150, model: 'gpt-4o' };
@@ -233,26 +232,9 @@ async function loadBundled(): Promise<LoadedScenario[]> {
   return (await loadScenarioPaths([BUNDLED_SCENARIOS])).scenarios;
 }
 
-/** The scenario file of `steps` seeded synthetic steps; above the generator's limit, 2,000-step chunks stitched. */
+/** The scenario file of `steps` seeded synthetic steps (the generator goes up to 10,000). */
 function syntheticFile(steps: number): ScenarioFile {
-  const max = GENERATE_LIMITS.steps.max;
-  const chunks: ScenarioFile[] = [];
-  for (let done = 0, i = 0; done < steps; i++) {
-    const n = Math.min(max, steps - done);
-    chunks.push(generateScenario({ ...GEN_KNOBS, steps: n, seed: GEN_KNOBS.seed! + i }));
-    done += n;
-  }
-  if (chunks.length === 1) return chunks[0]!;
-  let offset = 0;
-  const probes: NonNullable<ScenarioFile['probes']> = [];
-  const messages: ScenarioFile['messages'] = [];
-  chunks.forEach((chunk, i) => {
-    for (const p of chunk.probes ?? []) probes.push({ ...p, id: `c${i}-${p.id}`, step: p.step + offset });
-    // Later chunks continue the same session: their task arrives as a user message, no second system prompt.
-    messages.push(...(i === 0 ? chunk.messages : chunk.messages.filter((m) => m.role !== 'system')));
-    offset += chunk.messages.filter((m) => m.role === 'assistant').length;
-  });
-  return { ...chunks[0]!, id: `synthetic-stitched-s${steps}`, probes, messages };
+  return generateScenario({ ...GEN_KNOBS, steps });
 }
 
 interface LiveRound {
