@@ -21,6 +21,8 @@
  *    (loading the tokenizer, compiling hot code, counting its scenarios) do not hide the split. It runs
  *    the built dist/ (workers started from the sources would spend their start compiling them);
  *    skipped when there is no build.
+ * 7. reactive replay: the bundled matrix (every strategy and preset; raw,masking with --quick) in a 32k
+ *    window, where strategies compact and runs re-read, replayed reactive against forced. Target <= 1.5x.
  * 5. a cached live re-run: the project's own model server (src/server) on 127.0.0.1, port 0, and a
  *    small matrix run live through the real Ollama client as `bench run -m ollama:chat:...` does, twice
  *    with one record/replay cache in a temp dir. Target: the re-run sends no request; the time ratio of
@@ -57,7 +59,7 @@ import { createMockBackend } from '../src/llm/mock.js';
 import { planJobs } from '../src/runner/job-plan.js';
 import { runMatrix } from '../src/runner/matrix.js';
 import type { MatrixEntry } from '../src/runner/matrix-entry.js';
-import type { RunResult } from '../src/core/run-records.js';
+import { DEFAULT_REREAD_CAPS, type ReactiveReplay, type RunResult } from '../src/core/run-records.js';
 import { generateScenario } from '../src/scenarios/generate/index.js';
 import { GENERATE_LIMITS, type GenerateOptions } from '../src/scenarios/generate/options.js';
 import { loadScenarioPaths, loadScenarios, type LoadedScenario } from '../src/scenarios/load.js';
@@ -102,7 +104,6 @@ const TARGET_MEMORY_FACTOR = 3;
  */
 const MEMORY_CONSTANT_MB = 16;
 const TARGET_DOUBLING = 2.2;
-/** Above the generator's limit (2,000 steps), scenarios are 2,000-step chunks (seed, seed+1, ...) stitched. */
 const SIZES = QUICK ? [250, 500, 1000] : [250, 500, 1000, 2000, 4000];
 /** The same knobs for every size (generator defaults otherwise); outputs a bit under the default keep the big sizes affordable. */
 const GEN_KNOBS: GenerateOptions = { seed: 1, outputTokens: 150, model: 'gpt-4o' };
@@ -145,6 +146,10 @@ function entriesFor(names: readonly string[]): MatrixEntry[] {
 
 interface ReplayHooks {
   readonly windowOverride?: number;
+  /** Reactive replay (check 7); undefined: forced. */
+  readonly replay?: ReactiveReplay;
+  /** Runs may overflow (a window smaller than the scenarios' own): check 7 times what a user's 32k run does. */
+  readonly allowIncomplete?: boolean;
   readonly onStep?: () => void;
   readonly onRun?: (run: RunResult) => void;
 }
@@ -159,11 +164,12 @@ async function replay(scenarios: readonly LoadedScenario[], entries: readonly Ma
     execution: { kind: 'in-thread', backend: createMockBackend(counter) },
     counter,
     batchId: 'bench-speed',
+    replay: hooks.replay,
     onStep: hooks.onStep,
     onRun: async (run) => hooks.onRun?.(run),
   });
   for (const run of runs) {
-    if (run.summary.status !== 'completed') throw new Error(`bench-speed: ${run.runId}: ${run.summary.status} (${run.summary.failure ?? ''})`);
+    if (run.summary.status !== 'completed' && !hooks.allowIncomplete) throw new Error(`bench-speed: ${run.runId}: ${run.summary.status} (${run.summary.failure ?? ''})`);
   }
   return { runs, counter };
 }
@@ -226,26 +232,9 @@ async function loadBundled(): Promise<LoadedScenario[]> {
   return (await loadScenarioPaths([BUNDLED_SCENARIOS])).scenarios;
 }
 
-/** The scenario file of `steps` seeded synthetic steps; above the generator's limit, 2,000-step chunks stitched. */
+/** The scenario file of `steps` seeded synthetic steps (the generator goes up to 10,000). */
 function syntheticFile(steps: number): ScenarioFile {
-  const max = GENERATE_LIMITS.steps.max;
-  const chunks: ScenarioFile[] = [];
-  for (let done = 0, i = 0; done < steps; i++) {
-    const n = Math.min(max, steps - done);
-    chunks.push(generateScenario({ ...GEN_KNOBS, steps: n, seed: GEN_KNOBS.seed! + i }));
-    done += n;
-  }
-  if (chunks.length === 1) return chunks[0]!;
-  let offset = 0;
-  const probes: NonNullable<ScenarioFile['probes']> = [];
-  const messages: ScenarioFile['messages'] = [];
-  chunks.forEach((chunk, i) => {
-    for (const p of chunk.probes ?? []) probes.push({ ...p, id: `c${i}-${p.id}`, step: p.step + offset });
-    // Later chunks continue the same session: their task arrives as a user message, no second system prompt.
-    messages.push(...(i === 0 ? chunk.messages : chunk.messages.filter((m) => m.role !== 'system')));
-    offset += chunk.messages.filter((m) => m.role === 'assistant').length;
-  });
-  return { ...chunks[0]!, id: `synthetic-stitched-s${steps}`, probes, messages };
+  return generateScenario({ ...GEN_KNOBS, steps });
 }
 
 interface LiveRound {
@@ -517,6 +506,20 @@ if (existsSync(builtMatrix)) {
   progress(`worker threads: 1 thread ${fmtMs(threadTimes.one)}, 2 threads ${fmtMs(threadTimes.two)}`);
 }
 
+// --- 7. Reactive against forced replay --------------------------------------------------------
+const TARGET_REACTIVE = 1.5;
+const reactiveEntries = QUICK ? rawMasking : allEntries;
+const replayAt32k = (mode: ReactiveReplay | undefined) => (s: readonly LoadedScenario[]) => replay(s, reactiveEntries, { windowOverride: 32_768, replay: mode, allowIncomplete: true });
+const reactiveMode: ReactiveReplay = { mode: 'reactive', caps: DEFAULT_REREAD_CAPS };
+await measure(loadBundled, replayAt32k(reactiveMode)); // warm-up
+const modeTimes = { forced: [] as number[], reactive: [] as number[] };
+for (let r = 0; r < REPS; r++) {
+  modeTimes.forced.push(await measure(loadBundled, replayAt32k(undefined)));
+  modeTimes.reactive.push(await measure(loadBundled, replayAt32k(reactiveMode)));
+}
+const ratioReactive = Math.min(...modeTimes.reactive) / Math.min(...modeTimes.forced);
+progress(`reactive replay: forced ${fmtMs(Math.min(...modeTimes.forced))}, reactive ${fmtMs(Math.min(...modeTimes.reactive))}`);
+
 // ---------------------------------------------------------------------------------------------
 // Report
 
@@ -550,6 +553,7 @@ const liveSame = liveRounds.every((l) => l.same);
 addRow('5 cached live re-run: requests sent again', String(sentAgain), '0, same numbers stored', sentAgain === 0 && liveSame);
 addRow('5 cached live re-run / first live run', `${fmtX(liveRatio)} (${fmtX(1 / liveRatio)} faster)`, 'none (information)', undefined);
 const threadsMeasured = threadTimes ? `${fmtX(threadTimes.one / threadTimes.two)} (${fmtMs(threadTimes.one)} / ${fmtMs(threadTimes.two)})` : 'skipped (npm run build first)';
+addRow(`7 reactive / forced replay, ${reactiveEntries.length} strategies at 32k`, fmtX(ratioReactive), `<= ${TARGET_REACTIVE}x`, ratioReactive <= TARGET_REACTIVE);
 addRow(`6 ${THREAD_SEEDS.length} x ${THREAD_STEPS} steps x ${allEntries.length} strategies, 1 worker thread / 2`, threadsMeasured, 'none (information)', undefined);
 
 console.log('');

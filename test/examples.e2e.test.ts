@@ -113,8 +113,8 @@ const NOT_OUTPUT: readonly { startsWith: string; why: string }[] = [
   { startsWith: 'src/core        messages,', why: 'what each folder holds' },
 ];
 
-/** Programs a command line may start with: the built CLI, the DuckDB stand-in, and plain shell tools. */
-const RUNNABLE = new Set(['bench', 'npx', 'duckdb', 'cat']);
+/** Programs a command line may start with: the built CLI, the DuckDB stand-in, plain shell tools, and node (which ctxbench runs on). */
+const RUNNABLE = new Set(['bench', 'npx', 'duckdb', 'cat', 'node']);
 
 /** Commands that serve until Ctrl-C: started, stopped with SIGINT once they print `ready`. */
 const SERVERS: readonly { command: RegExp; ready: RegExp }[] = [{ command: /\bbench serve-mock\b/, ready: /^serving mock models at http:\/\/127\.0\.0\.1:\d+$/m }];

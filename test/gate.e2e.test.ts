@@ -75,10 +75,10 @@ describe('bench baseline / bench check', () => {
     expect(keys.filter((k) => k.startsWith('masking|'))).toHaveLength(5);
     expect(Object.keys(data.runs[keys[0]!])).toEqual([
       'config', 'status', 'steps', 'inputTokens', 'outputTokens', 'overheadTokens', 'cachedInputTokens', 'peakContextPct',
-      'probesPassed', 'probesTotal', 'referencePresent', 'referenceTotal', 'costUsd',
+      'probesPassed', 'probesTotal', 'referencePresent', 'referenceTotal', 'rereads', 'rereadInputTokens', 'costUsd',
     ]);
     const masking = data.runs[keys.find((k) => k.startsWith('masking|'))!].config;
-    expect(Object.keys(masking)).toEqual(['params', 'window', 'model', 'backend', 'backendOptions', 'encoding', 'calibrationFactor', 'calibrationOverhead', 'priceModel', 'scenarioDigest']);
+    expect(Object.keys(masking)).toEqual(['params', 'window', 'model', 'backend', 'backendOptions', 'encoding', 'calibrationFactor', 'calibrationOverhead', 'priceModel', 'scenarioDigest', 'replay']);
     expect(masking).toMatchObject({ window: 16384, backend: 'mock', backendOptions: { recall: 0.8, summaryTokens: 800, seed: 1 }, encoding: 'o200k_base' });
     expect(masking.params.softThreshold).toBe(0.7);
     expect(masking.scenarioDigest).toMatch(/^[0-9a-f]{64}$/);

@@ -4,7 +4,8 @@
  * unicode, user follow-ups, file writes with content, windows small enough to force back-to-back
  * restarts), each request the strategy sends is well-paired and a subsequence of the history with the
  * system prompt first: agent requests and its summary, checkpoint and continuation requests alike,
- * seen as the strategy asks for them (a malformed helper request the runner refuses counts too).
+ * seen as the strategy asks for them (a malformed helper request the runner refuses counts too), and
+ * under reactive replay the agent's re-reads too.
  */
 import fc from 'fast-check';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -15,6 +16,7 @@ import { parseScenario, type Scenario } from '../src/scenarios/scenario.js';
 import type { ScenarioFileMessage } from '../src/scenarios/schema.js';
 import { select, type Selection } from '../src/strategies/index.js';
 import type { Message } from '../src/core/messages.js';
+import { DEFAULT_REREAD_CAPS } from '../src/core/run-records.js';
 import type { AuxiliaryLlm, StrategyDefinition } from '../src/core/strategy.js';
 import { paramsFor } from './helpers/strategy-params.js';
 import { recordedReplay } from './helpers/replay.js';
@@ -31,6 +33,9 @@ const text = fc.oneof(
   { weight: 1, arbitrary: fc.constant('') },
   { weight: 1, arbitrary: fc.integer({ min: 50, max: 1000 }).map(lines) },
 );
+/** A fact a tool output shows and a later turn may use: what a reactive replay re-reads when a strategy took it out. */
+const fact = fc.integer({ min: 0, max: 7 }).map((k) => `shared_fact_${k}`);
+const withFact = (arbitrary: fc.Arbitrary<string>): fc.Arbitrary<string> => fc.oneof({ weight: 1, arbitrary }, { weight: 1, arbitrary: fc.tuple(arbitrary, fact).map(([t, f]) => `${t}\n${f}`) });
 
 const TOOLS = ['bash', 'read_file', 'write_file', 'edit_file', 'str_replace_editor', 'search'] as const;
 
@@ -48,9 +53,9 @@ function callArguments(name: (typeof TOOLS)[number], path: string, content: stri
  */
 function histories(hugeTokens = 0): fc.Arbitrary<Scenario> {
   const huge = fc.integer({ min: hugeTokens / 2, max: hugeTokens }).map(lines);
-  const output = hugeTokens > 0 ? fc.oneof({ weight: 4, arbitrary: text }, { weight: 1, arbitrary: huge }) : text;
+  const output = withFact(hugeTokens > 0 ? fc.oneof({ weight: 4, arbitrary: text }, { weight: 1, arbitrary: huge }) : text);
   const call = fc.record({ name: fc.constantFrom(...TOOLS), output, content: text, create: fc.boolean() });
-  const step = fc.record({ thought: text, calls: fc.array(call, { maxLength: 4 }), followUp: fc.option(text, { freq: 6 }) });
+  const step = fc.record({ thought: withFact(text), calls: fc.array(call, { maxLength: 4 }), followUp: fc.option(text, { freq: 6 }) });
   return fc.array(step, { minLength: 1, maxLength: 25 }).map((steps) => {
     const messages: ScenarioFileMessage[] = [
       { role: 'system', content: 'You are an agent.' },
@@ -102,21 +107,24 @@ describe.each(select(['all']))('pairing invariant: $name', (selection) => {
     const seen = new Set<string>();
     const { history, window: windows } = workload(selection);
     await fc.assert(
-      fc.asyncProperty(history, paramsFor(selection), windows, async (scenario, params, window) => {
+      fc.asyncProperty(history, paramsFor(selection), windows, fc.boolean(), async (scenario, params, window, reactive) => {
         const asked: (readonly Message[])[] = [];
-        const { run, requests } = await recordedReplay({ scenario, strategy: spied(strategy, asked), params, counter, model: 'gpt-4o', window, batchId: 'prop' });
+        const replay = reactive ? { mode: 'reactive' as const, caps: DEFAULT_REREAD_CAPS } : undefined;
+        const { run, requests } = await recordedReplay({ scenario, strategy: spied(strategy, asked), params, counter, model: 'gpt-4o', window, batchId: 'prop', replay });
         expect(run.summary.status).not.toBe('invalid_context');
         expect(run.events.filter((e) => e.kind === 'pairing_violation')).toEqual([]);
         run.events.forEach((e) => seen.add(`${e.kind}: ${e.detail}`));
         for (const context of [...requests.map((r) => r.messages), ...asked]) {
           expect(checkPairing(context, { request: true })).toEqual([]);
-          expect(checkOrder(scenario.messages, context)).toBeUndefined();
+          // Re-reads are the agent's own exchanges, after the history they recover from: the order rule is the recorded messages'.
+          expect(checkOrder(scenario.messages, context.filter((m) => !m.id.startsWith('reread-')))).toBeUndefined();
         }
       }),
       { numRuns: 150 },
     );
     // The generator must reach the strategy's interesting paths, or the property proves little.
     const reached = (pattern: RegExp): boolean => [...seen].some((e) => pattern.test(e));
+    if (!selection.preset && ['masking', 'clear-tool-results', 'summarization'].includes(strategy.name)) expect(reached(/^reread: /)).toBe(true);
     if (strategy.name === 'masking') for (const kind of ['masked', 'wind_down', 'restart']) expect(reached(new RegExp(`^${kind}:`))).toBe(true);
     if (strategy.name === 'clear-tool-results') expect(reached(/^masked: .* cleared$/)).toBe(true);
     if (strategy.name === 'offload') expect(reached(/^offloaded: tier 2: file-write arguments saved/)).toBe(true);

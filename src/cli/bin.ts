@@ -27,7 +27,7 @@ async function interruptible<T>(work: (signal: AbortSignal) => Promise<T>): Prom
   const onSignal = (signal: StopSignal): void => {
     if (abort.signal.aborted) process.exit(STOP_SIGNALS[signal]);
     stoppedBy = signal;
-    abort.abort();
+    abort.abort(signal); // the reason: which code the matrix's JSON says it ends with (exit-codes.ts stopSignalOf)
     const again = signal === 'SIGINT' ? 'Ctrl-C again' : 'send it again';
     process.stderr.write(`\nbench: ${signal === 'SIGINT' ? 'interrupted' : signal}: finishing the runs in progress, then stopping (${again} to quit now)\n`);
   };

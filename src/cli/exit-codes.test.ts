@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { CtxbenchError, type ErrorCode } from '../core/errors.js';
-import { EXIT_CODE_MEANINGS, EXIT_CODES, exitCodeOf, exitCodesHelp, STOP_SIGNALS } from './exit-codes.js';
+import { checkExitCode, EXIT_CODE_MEANINGS, EXIT_CODES, exitCodeOf, exitCodesHelp, matrixExitCode, STOP_SIGNALS, stopSignalOf } from './exit-codes.js';
 
 const error = (code: ErrorCode) => new CtxbenchError(code, 'what happened');
 
@@ -30,6 +30,41 @@ describe('exitCodeOf', () => {
 
   it.each<ErrorCode>(['BACKEND_UNREACHABLE', 'OPTION_INVALID', 'SCENARIO_INVALID', 'WORKER_FAILED'])('%s: a user-facing error, 1', (code) => {
     expect(exitCodeOf(error(code))).toBe(EXIT_CODES.userError);
+  });
+});
+
+describe('matrixExitCode: the code bench run --json says it ends with', () => {
+  it('is what the entry makes of the error the command throws after printing', () => {
+    expect(matrixExitCode(undefined)).toBe(EXIT_CODES.ok);
+    for (const code of ['INTERRUPTED', 'RUN_ERRORS'] as const) {
+      for (const signal of ['SIGINT', 'SIGTERM'] as const) expect(matrixExitCode(error(code), signal)).toBe(exitCodeOf(error(code), signal));
+    }
+  });
+});
+
+describe('stopSignalOf', () => {
+  it('reads the signal a matrix was aborted with from the reason; anything else is no stop signal', () => {
+    const aborted = (reason?: unknown): AbortSignal => {
+      const controller = new AbortController();
+      controller.abort(reason);
+      return controller.signal;
+    };
+    expect(stopSignalOf(aborted('SIGTERM'))).toBe('SIGTERM');
+    expect(stopSignalOf(aborted('SIGINT'))).toBe('SIGINT');
+    expect(stopSignalOf(aborted())).toBeUndefined();
+    expect(stopSignalOf(aborted('toString'))).toBeUndefined();
+    expect(stopSignalOf(new AbortController().signal)).toBeUndefined();
+    expect(stopSignalOf(undefined)).toBeUndefined();
+  });
+});
+
+describe('checkExitCode', () => {
+  const verdict = (regressed: boolean, missingFails: boolean, changesFail: boolean) => ({ regressed, missingFails, changesFail });
+  it('regressions first, then a comparison that was not like with like, else 0', () => {
+    expect(checkExitCode(verdict(false, false, false))).toBe(EXIT_CODES.ok);
+    expect(checkExitCode(verdict(true, true, true))).toBe(EXIT_CODES.regressions);
+    expect(checkExitCode(verdict(false, true, false))).toBe(EXIT_CODES.incomparable);
+    expect(checkExitCode(verdict(false, false, true))).toBe(EXIT_CODES.incomparable);
   });
 });
 

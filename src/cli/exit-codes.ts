@@ -4,6 +4,7 @@
  * throw, and the entry turns what they threw into a code here.
  */
 import type { CtxbenchError } from '../core/errors.js';
+import type { GateVerdict } from '../gate/compare.js';
 
 export const EXIT_CODES = {
   ok: 0,
@@ -55,11 +56,32 @@ export class ExitWith extends Error {
   }
 }
 
+/** The codes `bench run` and `bench sweep` end with once their runs are saved and printed (their JSON says which). */
+export type MatrixExitCode = typeof EXIT_CODES.ok | typeof EXIT_CODES.runErrors | (typeof STOP_SIGNALS)[StopSignal];
+
 /**
- * The exit code of a user-facing error: an interrupted matrix ends with the code of the signal that
- * stopped it (`stoppedBy`, default SIGINT), runs a backend error ended with runErrors, the others with 1.
+ * The code a matrix command ends with after printing its runs, from the error it then throws (none,
+ * INTERRUPTED or RUN_ERRORS): an interrupted matrix ends with the code of the signal that stopped it
+ * (`stoppedBy`, default SIGINT), runs a backend error ended with runErrors.
  */
+export function matrixExitCode(ending: CtxbenchError | undefined, stoppedBy: StopSignal = 'SIGINT'): MatrixExitCode {
+  if (ending === undefined) return EXIT_CODES.ok;
+  return ending.code === 'INTERRUPTED' ? STOP_SIGNALS[stoppedBy] : EXIT_CODES.runErrors;
+}
+
+/** The exit code of a user-facing error: a matrix's end as matrixExitCode says, the others 1. */
 export function exitCodeOf(error: CtxbenchError, stoppedBy: StopSignal = 'SIGINT'): ExitCode {
-  if (error.code === 'INTERRUPTED') return STOP_SIGNALS[stoppedBy];
-  return error.code === 'RUN_ERRORS' ? EXIT_CODES.runErrors : EXIT_CODES.userError;
+  return error.code === 'INTERRUPTED' || error.code === 'RUN_ERRORS' ? matrixExitCode(error, stoppedBy) : EXIT_CODES.userError;
+}
+
+/** The signal an interruptible matrix was stopped by: bin.ts aborts it with the signal's name as the reason. */
+export function stopSignalOf(signal: AbortSignal | undefined): StopSignal | undefined {
+  const reason: unknown = signal?.reason;
+  return typeof reason === 'string' && Object.hasOwn(STOP_SIGNALS, reason) ? (reason as StopSignal) : undefined;
+}
+
+/** How `bench check` ends for a verdict: regressions first, then a comparison that was not like with like. */
+export function checkExitCode(verdict: GateVerdict): typeof EXIT_CODES.ok | typeof EXIT_CODES.regressions | typeof EXIT_CODES.incomparable {
+  if (verdict.regressed) return EXIT_CODES.regressions;
+  return verdict.missingFails || verdict.changesFail ? EXIT_CODES.incomparable : EXIT_CODES.ok;
 }

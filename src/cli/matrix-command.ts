@@ -8,8 +8,9 @@ export interface MatrixCommandContext {
   /** The arguments after `bench`, recorded with the batch. */
   readonly argv: readonly string[];
   /**
-   * Runs `work` with a signal the first Ctrl-C or SIGTERM aborts (the runs in progress finish, then it
-   * stops); a second one quits at once. Before and after `work`, they end the process as usual.
+   * Runs `work` with a signal the first Ctrl-C or SIGTERM aborts, with the signal's name (SIGINT,
+   * SIGTERM) as its reason (the runs in progress finish, then it stops); a second one quits at once.
+   * Before and after `work`, they end the process as usual.
    */
   readonly interruptible: <T>(work: (signal: AbortSignal) => Promise<T>) => Promise<T>;
 }

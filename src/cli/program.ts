@@ -5,6 +5,7 @@
 import path from 'node:path';
 import { Command, Option } from 'commander';
 import { DEFAULT_ENCODING } from '../core/tokens.js';
+import { DEFAULT_REREAD_CAPS } from '../core/run-records.js';
 import { DEFAULT_CACHE_DIR, LIVE_CONCURRENCY, OLLAMA_DEFAULT_HOST, OPENAI_DEFAULT_BASE_URL } from '../llm/defaults.js';
 import { MOCK_DEFAULTS } from '../llm/mock.js';
 import { RETRY_DEFAULTS } from '../llm/retry.js';
@@ -17,6 +18,9 @@ import { EXIT_CODES, exitCodesHelp } from './exit-codes.js';
 import type { MatrixCommandContext } from './matrix-command.js';
 import { collect, GEN_COUNT } from './options.js';
 import { CONFIG_FILES, DEFAULT_DB, DEFAULT_REPORT, TOLERANCE_FILES, VERSION } from './paths.js';
+
+/** What a `--json` flag says it prints (the README's "JSON output" lists each document's fields). */
+const jsonHelp = (what: string): string => `print one JSON document on stdout instead of the text: ${what} (its fields: README "JSON output")`;
 
 /** What `bench run` runs without --strategy or --preset. */
 const DEFAULT_STRATEGIES = 'raw,masking';
@@ -42,7 +46,7 @@ export function buildProgram(entry: ProgramEntry): Command {
   )
     .addHelpText(
       'after',
-      '\nExamples:\n  bench run --window 32k\n  bench run --strategy masking --param softThreshold=0.6 --scenario my-agent-logs/\n  bench run -s raw -s masking --scenario "logs/**/*.traj.json" --db results.duckdb --no-report\n  bench run -s all --shard 2/4 --db shard-2.duckdb --no-report   (then: bench merge shard-*.duckdb -o all.duckdb)\n  bench run -s all --db results.duckdb --resume                  (after an interruption: only the missing runs)',
+      '\nExamples:\n  bench run --window 32k\n  bench run --window 32k --no-report --json > run.json           (one JSON document: every configuration and run)\n  bench run --strategy masking --param softThreshold=0.6 --scenario my-agent-logs/\n  bench run -s raw -s masking --scenario "logs/**/*.traj.json" --db results.duckdb --no-report\n  bench run -s all --shard 2/4 --db shard-2.duckdb --no-report   (then: bench merge shard-*.duckdb -o all.duckdb)\n  bench run -s all --db results.duckdb --resume                  (after an interruption: only the missing runs)\n  bench run -s all --replay reactive --window 32k --no-report     (the agent re-reads what a strategy took out: extra steps and tokens)',
     )
     .action(async (opts, cmd: Command) => {
       const { runCommand } = await import('./commands/run.js');
@@ -76,7 +80,8 @@ export function buildProgram(entry: ProgramEntry): Command {
     .command('list')
     .description('List scenarios with their steps, token size, recorded peak usage, model window and outcome.')
     .argument('[paths...]', 'files, folders or globs (default: the bundled scenarios)')
-    .action(async (paths: string[]) => (await import('./commands/scenarios.js')).listCommand(paths));
+    .option('--json', jsonHelp('every scenario, and the files skipped'))
+    .action(async (paths: string[], opts) => (await import('./commands/scenarios.js')).listCommand(paths, opts));
   scenarios
     .command('validate')
     .description('Check scenario files (any known format), one line each; a file of no known format that a folder or glob led to is listed as skipped. Exits 1 if any is invalid or no scenario is found.')
@@ -111,7 +116,8 @@ export function buildProgram(entry: ProgramEntry): Command {
   program
     .command('strategies')
     .description('List strategies with their parameters, defaults and ranges.')
-    .action(async () => (await import('./commands/strategies.js')).strategiesCommand());
+    .option('--json', jsonHelp("every strategy's parameters, every preset's settings"))
+    .action(async (opts) => (await import('./commands/strategies.js')).strategiesCommand(opts));
 
   program
     .command('cache')
@@ -179,6 +185,7 @@ export function buildProgram(entry: ProgramEntry): Command {
     .option('--accept-changes', 'pass although runs are configured otherwise than in the baseline (they are named, not compared); then update the baseline')
     .option('--json-out <file>', "write per-strategy totals in github-action-benchmark's format (tool: customSmallerIsBetter)")
     .option('--markdown-out <file>', 'write a markdown summary (for a PR comment or $GITHUB_STEP_SUMMARY)')
+    .option('--json', jsonHelp('the verdict, the findings, what was not compared; the exit code is the same, and in it'))
     .addHelpText(
       'after',
       `\nExit codes: ${EXIT_CODES.ok} no regression, ${EXIT_CODES.regressions} regressions, ${EXIT_CODES.incomparable} not like with like (baseline runs missing, configurations changed), ${EXIT_CODES.userError} error (e.g. a missing or malformed baseline).\n` +
@@ -242,6 +249,9 @@ function matrixOptions(command: Command): Command {
     .option('--base-url <url>', `OpenAI-compatible base URL (default: OPENAI_BASE_URL, then ${OPENAI_DEFAULT_BASE_URL}); key from OPENAI_API_KEY`)
     .option('--live <mode>', 'live backends: "measure" asks one output token per step (the recorded turn is replayed anyway), "full" lets the model answer', 'measure')
     .option('--probes <how>', 'how probes are graded: "ask" puts each probe question to the model and passes it when the answer holds the fact; "context" checks the fact is in the context sent; "auto": ask on live backends, context with the mock', 'auto')
+    .option('--replay <mode>', '"forced": every recorded turn is replayed whatever the context lost (teacher forcing); "reactive": before a turn, the agent re-reads what it uses that the context lost (an offloaded file, else the recorded tool call again), as extra billed steps', 'forced')
+    .option('--max-rereads-per-turn <n>', 'reactive replay: re-reads before one recorded turn, at most', String(DEFAULT_REREAD_CAPS.perTurn))
+    .option('--max-rereads-per-run <n>', 'reactive replay: re-reads in one run, at most', String(DEFAULT_REREAD_CAPS.perRun))
     .option('--no-cache', 'live backends: send every request, without the record/replay cache')
     .option('--cache-dir <dir>', `record/replay cache folder (default: ${DEFAULT_CACHE_DIR})`)
     .option('--timeout <seconds>', `live backends: per-request timeout (default ${RETRY_DEFAULTS.timeoutMs / 1000})`)
@@ -260,7 +270,8 @@ function matrixOptions(command: Command): Command {
     .option('--shard <i/n>', 'run only shard i of n of the matrix (1-based; the same split on every machine); merge the shards\' --db files with `bench merge`')
     .option('--batch-id <id>', 'store the runs under this batch id (default: a new one per run; for --shard, one derived from the matrix, the same in every shard)')
     .option('--resume', 'after an interruption: continue the latest batch of the same matrix in --db, running only the runs it lacks (and redoing those a backend error ended); starts a new batch when there is none')
-    .option('--config <file>', `settings file (default: ${configFiles()} in this folder); flags win over it`);
+    .option('--config <file>', `settings file (default: ${configFiles()} in this folder); flags win over it`)
+    .option('--json', jsonHelp("the summary's numbers, every run, where the results are, the exit code; progress, warnings and calibration lines go to stderr"));
 }
 
 /** A `scenarios gen` option's range and default: "20 to 2000 (default 200)". */

@@ -124,11 +124,60 @@ export function successTable(runs: readonly RunResult[]): string {
   );
 }
 
+/** How far the replay's token counts are from the provider usage the scenarios recorded (the usage line's numbers). */
+export interface UsageAgreement {
+  readonly encoding: string;
+  /** Counts were scaled by a token calibration factor. */
+  readonly calibrated: boolean;
+  readonly steps: number;
+  readonly scenarios: number;
+  /** Mean signed percentage error: negative = below the provider's count. */
+  readonly meanPctError: number;
+  /** Mean absolute percentage error over the steps. */
+  readonly meanAbsPctError: number;
+}
+
+/**
+ * Per strategy, for a reactive replay: what forgetting cost. Re-reads (the agent's extra requests, and
+ * their share of the recorded turns), their prompt tokens (and share of the billed input), references
+ * trusted to a strategy's summary, references lost, and re-reads a cap stopped. Undefined when no run
+ * was reactive.
+ */
+export function recoveryTable(runs: readonly RunResult[]): string | undefined {
+  const rows = perStrategy(runs).filter(([, a]) => a.recovery !== null);
+  if (rows.length === 0) return undefined;
+  return formatTable(
+    [
+      { header: 'strategy' },
+      { header: 're-reads', align: 'right' },
+      { header: 'extra steps', align: 'right' },
+      { header: 're-read input tokens', align: 'right' },
+      { header: 'of input', align: 'right' },
+      { header: 'refs held by summary', align: 'right' },
+      { header: 'refs lost', align: 'right' },
+      { header: 'capped', align: 'right' },
+    ],
+    rows.map(([name, a]) => {
+      const r = a.recovery!;
+      return [
+        name,
+        r.rereads,
+        r.totalSteps === 0 ? '-' : `+${formatPct(r.rereads / r.totalSteps)}`,
+        r.rereadInputTokens,
+        a.inputTokens === 0 ? '-' : formatPct(r.rereadInputTokens / a.inputTokens),
+        r.summaryReferences,
+        r.lostReferences,
+        r.capHits,
+      ];
+    }),
+  );
+}
+
 /**
  * How far the replay's token counts are from the provider usage the scenarios recorded, over the
  * steps that sent the recorded history unchanged (the raw baseline's). Undefined without data.
  */
-export function usageLine(runs: readonly RunResult[]): string | undefined {
+export function usageAgreement(runs: readonly RunResult[]): UsageAgreement | undefined {
   const compared = runs.filter((r) => r.config.strategy === 'raw' && r.summary.usageComparison);
   if (compared.length === 0) return undefined;
   let steps = 0;
@@ -140,10 +189,23 @@ export function usageLine(runs: readonly RunResult[]): string | undefined {
     abs += c.meanAbsPctError * c.comparedSteps;
     signed += c.meanPctError * c.comparedSteps;
   }
-  const calibrated = compared.some((r) => r.config.calibrationFactor !== undefined) ? ', calibrated' : '';
-  const direction = signed < 0 ? 'below' : 'above';
+  return {
+    encoding: compared[0]!.config.encoding,
+    calibrated: compared.some((r) => r.config.calibrationFactor !== undefined),
+    steps,
+    scenarios: compared.length,
+    meanPctError: signed / steps,
+    meanAbsPctError: abs / steps,
+  };
+}
+
+/** The usage agreement as the line `bench run` prints; undefined without data. */
+export function usageLine(runs: readonly RunResult[]): string | undefined {
+  const usage = usageAgreement(runs);
+  if (usage === undefined) return undefined;
+  const direction = usage.meanPctError < 0 ? 'below' : 'above';
   return (
-    `Replayed token counts vs recorded provider usage (${compared[0]!.config.encoding}${calibrated}, raw replay, ${steps} steps of ${compared.length} scenarios): ` +
-    `mean absolute error ${(abs / steps).toFixed(1)}%, ${Math.abs(signed / steps).toFixed(1)}% ${direction} the provider's on average.`
+    `Replayed token counts vs recorded provider usage (${usage.encoding}${usage.calibrated ? ', calibrated' : ''}, raw replay, ${usage.steps} steps of ${usage.scenarios} scenarios): ` +
+    `mean absolute error ${usage.meanAbsPctError.toFixed(1)}%, ${Math.abs(usage.meanPctError).toFixed(1)}% ${direction} the provider's on average.`
   );
 }

@@ -25,6 +25,25 @@ export type RunStatus =
 /** Every RunStatus once, in the order tables list them (`satisfies` makes the compiler insist on each). */
 export const RUN_STATUSES = Object.keys({ completed: 0, truncated: 0, overflow: 0, invalid_context: 0, stopped: 0, error: 0 } satisfies Record<RunStatus, 0>) as readonly RunStatus[];
 
+/** How a replay treats a recorded turn whose strings the context lost (README "How a replay works"). */
+export const REPLAY_MODES = ['forced', 'reactive'] as const;
+export type ReplayMode = (typeof REPLAY_MODES)[number];
+
+/** Caps that stop a strategy and the mock agent from re-reading in a loop; reaching one is a `reread_cap` event. */
+export interface RereadCaps {
+  /** Re-reads before one recorded turn (default 5). */
+  readonly perTurn: number;
+  /** Re-reads in a whole run (default 1,000). */
+  readonly perRun: number;
+}
+export const DEFAULT_REREAD_CAPS: RereadCaps = Object.freeze({ perTurn: 5, perRun: 1000 });
+
+/** A reactive replay's settings; a forced replay (teacher forcing, the default) has none. */
+export interface ReactiveReplay {
+  readonly mode: 'reactive';
+  readonly caps: RereadCaps;
+}
+
 export interface RunConfig {
   readonly scenarioId: string;
   readonly scenarioTitle: string;
@@ -59,6 +78,8 @@ export interface RunConfig {
   readonly priceModel: string;
   /** Thresholds of the strategy as fractions of the window, drawn on token curves. */
   readonly thresholds: readonly Threshold[];
+  /** Reactive replay's settings; undefined: teacher forcing (`--replay forced`). */
+  readonly replay?: ReactiveReplay | undefined;
 }
 
 export interface Threshold {
@@ -116,6 +137,10 @@ export type EventKind =
   | 'stopped'
   /** the backend failed after its retries: the run ended with status `error` */
   | 'error'
+  /** reactive replay: the agent re-read something the next recorded turn uses (runner/recovery.ts) */
+  | 'reread'
+  /** reactive replay: a re-read was not made because a cap was reached */
+  | 'reread_cap'
   | 'warning';
 
 export interface EventRecord {
@@ -179,6 +204,25 @@ export interface RunSummary {
   /** Recorded references still in the context when the recorded agent used them (design "Success"). */
   readonly referenceRecall?: { readonly present: number; readonly total: number } | undefined;
   readonly usageComparison?: UsageComparison | undefined;
+  /** Reactive replay only: the re-reads the mock agent made and what its references came to. */
+  readonly recovery?: RecoveryCounts | undefined;
+}
+
+/** The purpose of a reactive replay's re-read request: billed and counted, apart from the recorded turns and the helper calls. */
+export const REREAD_PURPOSE = 'reread';
+
+/** What forgetting cost a reactive replay (runner/recovery.ts). */
+export interface RecoveryCounts {
+  /** Requests the agent made to get back what the next recorded turn used (extra steps). */
+  readonly rereads: number;
+  /** Prompt tokens of those requests (part of the billed input). */
+  readonly rereadInputTokens: number;
+  /** References the context held only in a strategy's text (summary, checkpoint): trusted, not re-read. */
+  readonly summaryReferences: number;
+  /** References neither held nor recovered when their turn went ahead (no source, a failed re-read, a cap). */
+  readonly lostReferences: number;
+  /** Times a cap stopped a re-read. */
+  readonly capHits: number;
 }
 
 export type ProbeOutcome = 'verbatim' | 'summary' | 'recoverable' | 'lost' | 'unreached';

@@ -110,7 +110,8 @@ export function parseBaseline(text: string, file: string): Baseline {
     if (!isObject(value)) throw bad(`runs["${key}"] must be an object`);
     if (format !== 1) configs[key] = parseConfiguration(value.config, `runs["${key}"].config`, bad);
     for (const field of METRIC_FIELDS) {
-      const v = value[field];
+      // A nullable metric newer than the file (reactive replay's re-reads) is one it had none of.
+      const v = value[field] === undefined && NULLABLE_METRICS.has(field) ? (value[field] = null) : value[field];
       if (field === 'status') {
         if (typeof v !== 'string' || !STATUSES.includes(v)) throw bad(`runs["${key}"].status must be one of ${STATUSES.join(', ')}`);
       } else if (!(typeof v === 'number' && Number.isFinite(v)) && !(v === null && NULLABLE_METRICS.has(field))) {

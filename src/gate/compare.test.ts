@@ -19,6 +19,8 @@ const RUN: RunMetrics = {
   probesTotal: 10,
   referencePresent: 90,
   referenceTotal: 100,
+  rereads: null,
+  rereadInputTokens: null,
   costUsd: 3,
 };
 const run = (patch: Partial<RunMetrics> = {}): RunMetrics => ({ ...RUN, ...patch });
@@ -39,6 +41,7 @@ const CONFIG: RunConfiguration = {
   calibrationOverhead: null,
   priceModel: 'gemini-3-pro-preview',
   scenarioDigest: 'a'.repeat(64),
+  replay: 'forced',
 };
 const config = (patch: Partial<RunConfiguration> = {}): RunConfiguration => ({ ...CONFIG, ...patch });
 /** Every key with the same metrics; configurations per key from `before` and `after` (CONFIG when absent). */
@@ -95,6 +98,15 @@ describe('compareRuns', () => {
     expect(one({ peakContextPct: 0.515 }).regressions).toEqual([]);
     expect(brief(one({ peakContextPct: 0.53 }).regressions)).toEqual(['masking|a peakContextPct']);
     expect(brief(one({ peakContextPct: 0.45 }).improvements)).toEqual(['masking|a peakContextPct']);
+  });
+
+  it('reactive replay: one more re-read, or 2% more of their tokens, is worse; a forced run (null) is not compared', () => {
+    expect(brief(one({ rereads: 1, rereadInputTokens: 1000 }, DEFAULT_TOLERANCES).regressions)).toEqual([]);
+    const before = run({ rereads: 4, rereadInputTokens: 10_000 });
+    const compare = (after: Partial<RunMetrics>) => compareRuns({ 'masking|a': before }, { 'masking|a': run({ ...before, ...after }) }, { tolerances: DEFAULT_TOLERANCES });
+    expect(brief(compare({ rereads: 5, rereadInputTokens: 10_200 }).regressions)).toEqual(['masking|a rereads']);
+    expect(brief(compare({ rereadInputTokens: 10_300 }).regressions)).toEqual(['masking|a rereadInputTokens']);
+    expect(brief(compare({ rereads: 3, rereadInputTokens: 9_000 }).improvements)).toEqual(['masking|a rereads', 'masking|a rereadInputTokens']);
   });
 
   it('applies overridden absolute and relative tolerances', () => {
@@ -176,7 +188,16 @@ describe('configuration changes', () => {
       calibrationOverhead: null,
       priceModel: sample!.config.priceModel,
       scenarioDigest: null,
+      replay: 'forced',
     });
+  });
+
+  it('names a run replayed otherwise (forced, reactive and its caps); a baseline from before reactive replay reads as forced', () => {
+    const reactive = runConfiguration({ ...sampleRuns()[0]!.config, replay: { mode: 'reactive', caps: { perTurn: 5, perRun: 1000 } } });
+    expect(reactive.replay).toBe('reactive (at most 5 re-reads per turn, 1000 per run)');
+    const old = runConfigurationSchema.parse({ ...CONFIG, replay: undefined });
+    expect(old.replay).toBe('forced');
+    expect(configurationChanges('masking|a', old, { ...CONFIG, replay: reactive.replay })).toEqual(['replay forced -> reactive (at most 5 re-reads per turn, 1000 per run)']);
   });
 
   it("names a changed calibration overhead; a baseline from before overheads (no field) reads as none, like a factor alone's 0", () => {
@@ -343,7 +364,7 @@ describe('baseline file', () => {
   it('round-trips, each run’s configuration first', () => {
     const text = serializeBaseline(baseline);
     expect(parseBaseline(text, 'b.json')).toEqual(baseline);
-    expect(Object.keys(JSON.parse(text).runs['raw|a'])).toEqual(['config', 'status', 'steps', 'inputTokens', 'outputTokens', 'overheadTokens', 'cachedInputTokens', 'peakContextPct', 'probesPassed', 'probesTotal', 'referencePresent', 'referenceTotal', 'costUsd']);
+    expect(Object.keys(JSON.parse(text).runs['raw|a'])).toEqual(['config', 'status', 'steps', 'inputTokens', 'outputTokens', 'overheadTokens', 'cachedInputTokens', 'peakContextPct', 'probesPassed', 'probesTotal', 'referencePresent', 'referenceTotal', 'rereads', 'rereadInputTokens', 'costUsd']);
   });
 
   it('reads a format 1 file, which keeps no configurations', () => {

@@ -24,6 +24,13 @@ export interface RunConfiguration {
   readonly priceModel: string;
   /** The scenario's content hash (scenarios/digest.ts); null when the run did not record one. */
   readonly scenarioDigest: string | null;
+  /** How the run was replayed: "forced", or "reactive" with its re-read caps (replayText). */
+  readonly replay: string;
+}
+
+/** "forced", or "reactive (at most 5 re-reads per turn, 1000 per run)". */
+export function replayText(replay: RunConfig['replay']): string {
+  return replay ? `reactive (at most ${replay.caps.perTurn} re-reads per turn, ${replay.caps.perRun} per run)` : 'forced';
 }
 
 /** The configuration of a stored run. */
@@ -42,6 +49,7 @@ export function runConfiguration(config: RunConfig): RunConfiguration {
     calibrationOverhead: config.calibrationOverhead || null,
     priceModel: config.priceModel,
     scenarioDigest: config.scenarioDigest ?? null,
+    replay: replayText(config.replay),
   };
 }
 
@@ -60,6 +68,8 @@ export const runConfigurationSchema = z.strictObject({
   calibrationOverhead: z.number().positive().nullable().default(null),
   priceModel: z.string(),
   scenarioDigest: z.string().nullable(),
+  // Baselines written before reactive replay replayed every run forced.
+  replay: z.string().default('forced'),
 }) satisfies z.ZodType<RunConfiguration>;
 
 const shown = (value: unknown): string => (value === undefined ? '(unset)' : value === null ? 'none' : typeof value === 'string' ? value : stableJson(value));
@@ -91,6 +101,7 @@ export function configurationChanges(key: string, before: RunConfiguration, afte
     ...difference('calibrationFactor', before.calibrationFactor, after.calibrationFactor),
     ...difference('calibrationOverhead', before.calibrationOverhead, after.calibrationOverhead),
     ...difference('priceModel', before.priceModel, after.priceModel),
+    ...difference('replay', before.replay, after.replay),
     ...digestDifference(scenarioId, before.scenarioDigest, after.scenarioDigest),
   ];
 }

@@ -109,7 +109,8 @@ describe('aggregateRuns', () => {
   });
 
   it('builds on the aggregate of the runs’ metric records, as the gate reads them from a baseline', () => {
-    const { totalSteps, sessions, restarts, llmCalls, meanContextPct, recallByOutcome, probes, ...shared } = aggregateRuns(RUNS);
+    const { totalSteps, sessions, restarts, llmCalls, meanContextPct, recallByOutcome, recovery, probes, ...shared } = aggregateRuns(RUNS);
+    expect(recovery).toBeNull(); // every run replayed forced
     const fromMetrics = aggregateMetrics([...metricsByKey(RUNS, 'test').values()]);
     expect({ ...shared, probes: { passed: probes.passed, total: probes.total } }).toEqual(fromMetrics);
   });

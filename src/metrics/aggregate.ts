@@ -4,7 +4,7 @@
  * per-run metrics, so those are aggregated first (aggregateMetrics) and the runs' aggregate
  * (aggregateRuns) adds what only a RunResult has.
  */
-import type { RunResult, RunStatus } from '../core/run-records.js';
+import type { RecoveryCounts, RunResult, RunStatus } from '../core/run-records.js';
 import { isLocalPrice } from './cost.js';
 import { runMetrics, type RunMetrics } from './run-metrics.js';
 
@@ -74,6 +74,30 @@ export interface RunsAggregate extends MetricsAggregate {
   readonly probes: ProbeTotals;
   /** Reference recall of the runs whose recorded task was resolved, and of those whose task was not. */
   readonly recallByOutcome: { readonly resolved: RecallTotal; readonly unresolved: RecallTotal };
+  /** What forgetting cost the reactive runs among them (summed); null when every run was replayed forced. */
+  readonly recovery: RecoveryTotal | null;
+}
+
+/** Reactive replay's re-reads and references, summed over the reactive runs. */
+export interface RecoveryTotal extends RecoveryCounts {
+  readonly runs: number;
+  /** The recorded turns of those runs: the re-reads' share of them is the extra steps. */
+  readonly totalSteps: number;
+}
+
+function recoveryOf(runs: readonly RunResult[]): RecoveryTotal | null {
+  const reactive = runs.filter((r) => r.summary.recovery !== undefined);
+  if (reactive.length === 0) return null;
+  const total = (pick: (counts: RecoveryCounts) => number): number => sum(reactive, (r) => pick(r.summary.recovery!));
+  return {
+    runs: reactive.length,
+    totalSteps: sum(reactive, (r) => r.summary.totalSteps),
+    rereads: total((c) => c.rereads),
+    rereadInputTokens: total((c) => c.rereadInputTokens),
+    summaryReferences: total((c) => c.summaryReferences),
+    lostReferences: total((c) => c.lostReferences),
+    capHits: total((c) => c.capHits),
+  };
 }
 
 const sum = <T>(items: readonly T[], pick: (item: T) => number): number => items.reduce((acc, item) => acc + pick(item), 0);
@@ -149,6 +173,7 @@ export function aggregateRuns(runs: readonly RunResult[]): RunsAggregate {
       answered: runs.some((r) => r.summary.probes.answered !== undefined),
     },
     recallByOutcome: { resolved: recallWhere('resolved'), unresolved: recallWhere('unresolved') },
+    recovery: recoveryOf(runs),
   };
 }
 

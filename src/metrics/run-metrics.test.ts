@@ -19,11 +19,11 @@ describe('the per-run metrics', () => {
   it('keep the baseline file’s fields and the compared metrics in their orders', () => {
     expect(METRIC_FIELDS).toEqual([
       'status', 'steps', 'inputTokens', 'outputTokens', 'overheadTokens', 'cachedInputTokens', 'peakContextPct',
-      'probesPassed', 'probesTotal', 'referencePresent', 'referenceTotal', 'costUsd',
+      'probesPassed', 'probesTotal', 'referencePresent', 'referenceTotal', 'rereads', 'rereadInputTokens', 'costUsd',
     ]);
     expect(COMPARED_METRICS).toEqual([
       'status', 'steps', 'inputTokens', 'outputTokens', 'overheadTokens', 'cachedShare', 'peakContextPct',
-      'probesPassed', 'referenceRecall', 'costUsd',
+      'probesPassed', 'referenceRecall', 'rereads', 'rereadInputTokens', 'costUsd',
     ]);
     expect(NUMERIC_METRICS).toEqual(COMPARED_METRICS.slice(1));
   });
@@ -38,6 +38,8 @@ describe('the per-run metrics', () => {
       peakContextPct: 'lower',
       probesPassed: 'higher',
       referenceRecall: 'higher',
+      rereads: 'lower',
+      rereadInputTokens: 'lower',
       costUsd: 'lower',
     });
     expect(Object.fromEntries(NUMERIC_METRICS.map((m) => [m, toleranceText(DEFAULT_TOLERANCES[m])]))).toEqual({
@@ -49,6 +51,8 @@ describe('the per-run metrics', () => {
       peakContextPct: 'abs:0.02',
       probesPassed: 'abs:0',
       referenceRecall: 'abs:0.005',
+      rereads: 'abs:0',
+      rereadInputTokens: 'rel:2%',
       costUsd: 'rel:2%',
     });
   });

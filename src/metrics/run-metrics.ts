@@ -55,6 +55,9 @@ export const RUN_METRICS = {
   referenceTotal: { unit: 'count', of: (run) => run.summary.referenceRecall?.total ?? null, nullable: true },
   // Compared rather than its parts.
   referenceRecall: { unit: 'fraction', ratio: ['referencePresent', 'referenceTotal'] as const, check: { better: 'higher', tolerance: abs(0.005) } },
+  // Reactive replay: requests the agent made to re-read what a strategy took out, and their prompt tokens; null for a forced replay.
+  rereads: { unit: 'count', of: (run) => run.summary.recovery?.rereads ?? null, nullable: true, check: { better: 'lower', tolerance: abs(0) } },
+  rereadInputTokens: { unit: 'count', of: (run) => run.summary.recovery?.rereadInputTokens ?? null, nullable: true, check: { better: 'lower', tolerance: rel(0.02) } },
   // null when the price model's price is unknown.
   costUsd: { unit: 'usd', of: (run) => run.summary.costUsd ?? null, nullable: true, check: { better: 'lower', tolerance: rel(0.02) } },
 } satisfies Record<string, MetricSpec>;

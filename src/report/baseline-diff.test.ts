@@ -15,6 +15,8 @@ const metrics = (overrides: Partial<RunMetrics> = {}): RunMetrics => ({
   probesTotal: 5,
   referencePresent: 9,
   referenceTotal: 10,
+  rereads: null,
+  rereadInputTokens: null,
   costUsd: 1,
   ...overrides,
 });
@@ -30,6 +32,7 @@ const CONFIG: RunConfiguration = {
   calibrationOverhead: null,
   priceModel: 'gpt-4o',
   scenarioDigest: null,
+  replay: 'forced',
 };
 const configs = (keys: Iterable<string>, patch: (key: string) => Partial<RunConfiguration> = () => ({})) =>
   Object.fromEntries([...keys].map((key) => [key, { ...CONFIG, ...patch(key) }]));

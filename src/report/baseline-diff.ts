@@ -94,7 +94,9 @@ export function baselineDiff(source: BaselineSource, candidate: CandidateRuns): 
   const both = Object.keys(source.runs).filter((key) => candidate.metrics.has(key) && !changed.has(key));
   const pairs = both.map((key) => ({ before: source.runs[key]!, after: candidate.metrics.get(key)! }));
   const count = (metric: ComparedMetric, findings: readonly Finding[]): number => findings.filter((f) => f.metric === metric).length;
-  const totals = COMPARED_METRICS.map((metric): MetricTotal => {
+  // A metric no run has on both sides (re-reads of forced replays) has nothing to total.
+  const totaled = COMPARED_METRICS.filter((m) => m === 'status' || pairs.some((p) => metricValue(p.before, m) !== null && metricValue(p.after, m) !== null));
+  const totals = totaled.map((metric): MetricTotal => {
     const [before, after] = metric === 'status' ? completedTotals(pairs) : numericTotals(metric, pairs);
     const delta = after - before;
     const higherIsBetter = metric === 'status' || BETTER[metric] === 'higher';

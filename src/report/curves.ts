@@ -3,7 +3,7 @@
  * aligned on step numbers, with the window and thresholds as lines and what the strategies did as
  * markers. Pure data for the page script, which draws it with uPlot.
  */
-import type { EventKind, EventRecord, RunResult, StepRecord } from '../core/run-records.js';
+import { REREAD_PURPOSE, type EventKind, type EventRecord, type RunResult, type StepRecord } from '../core/run-records.js';
 import type { Column } from './columns.js';
 import { distinct, fmtInt, fmtPct } from './format.js';
 
@@ -45,7 +45,7 @@ export interface LineData {
 }
 
 /** What the curves mark: the strategies' actions, and where a run ended early. */
-export const MARKED_EVENTS = ['masked', 'removed', 'offloaded', 'summarized', 'restart', 'continuation'] as const satisfies readonly EventKind[];
+export const MARKED_EVENTS = ['masked', 'removed', 'offloaded', 'summarized', 'restart', 'continuation', 'reread'] as const satisfies readonly EventKind[];
 export type MarkerKind = (typeof MARKED_EVENTS)[number] | 'overflow' | 'failure';
 
 export interface MarkerData {
@@ -71,8 +71,9 @@ export function chartOf(
   columnOf: (run: RunResult) => Column,
   runIndex: (run: RunResult) => number,
 ): ChartData {
-  // Auxiliary requests (summaries, ...) are not the agent's context: the curve follows agent turns only.
-  const agentSteps = runs.map((r) => r.steps.filter((s) => s.purpose === 'agent'));
+  // Auxiliary requests (summaries, ...) are not the agent's context: the curve follows the agent's own
+  // requests, its recorded turns and (reactive replay) its re-reads, marked where the re-read was asked.
+  const agentSteps = runs.map((r) => r.steps.filter((s) => s.purpose === 'agent' || s.purpose === REREAD_PURPOSE));
   const failurePoints = runs.map((r, i) => failurePoint(r, agentSteps[i]!));
   const x = distinct([
     ...agentSteps.flatMap((steps) => steps.map((s) => s.step)),

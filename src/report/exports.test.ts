@@ -77,6 +77,25 @@ describe('reportJson', () => {
     expect(json.baseline).toBeNull();
   });
 
+  it('regression: carries every number the summary tables print (bench run --json gives the same), a failed run\'s step and reason', () => {
+    const raw = json.configurations[0];
+    expect(raw).toMatchObject({ steps: expect.any(Number), totalSteps: expect.any(Number), sessions: expect.any(Number), truncated: 0, probesAnswered: false });
+    expect(raw.peakContextPct).toBeGreaterThanOrEqual(raw.meanPeakContextPct);
+    expect(Object.keys(raw.recallByOutcome)).toEqual(['resolved', 'unresolved']);
+    expect(json.runs[3]).toMatchObject({ failedStep: 5, failure: expect.any(String), totalSteps: runs[3]!.summary.totalSteps, sessions: runs[3]!.summary.sessions });
+    expect(json.runs[1]).toMatchObject({ failedStep: null, failure: null, outcome: runs[1]!.config.outcome ?? null });
+  });
+
+  it('regression: says what the page says of a stored calibration: its warning first among the notes, and the header fact', () => {
+    const calibration = [
+      { batchId: 'b1', model: 'gpt-4o', encoding: 'o200k_base', factor: 1.16, overhead: 0, source: 'fitted' as const, samples: 40, scenarios: 4, outOfSample: { meanAbsPctError: 7.26, meanPctError: 1 } },
+    ];
+    const out = JSON.parse(reportJson(runs, { ...meta, calibration }));
+    expect(out.notes[0]).toBe('Warning: the token calibration of gpt-4o is off by 7.3% out of sample (above 5%): the token counts of its scenarios, and the thresholds they cross, are that uncertain.');
+    expect(out.notes.slice(1)).toEqual(json.notes);
+    expect(out.facts['Token calibration']).toBe('gpt-4o ×1.160 (fitted on 40 requests of 4 scenarios; 7.3% off out of sample)');
+  });
+
   it('gives unknown cache hits (a live provider that reports none) as null, in a configuration and in a run (format 3)', () => {
     const unknown = runs.map((r) => (r.config.strategy === 'codex' ? { ...r, summary: { ...r.summary, cachedInputTokens: undefined } } : r));
     const out = JSON.parse(reportJson(unknown, meta));

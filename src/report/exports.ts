@@ -6,12 +6,14 @@ import { aggregateRuns } from '../metrics/aggregate.js';
 import { runMetrics } from '../metrics/run-metrics.js';
 import { formatMarkdown } from '../gate/output.js';
 import type { FileKind } from '../core/output-file.js';
-import type { RunResult } from '../core/run-records.js';
+import type { CalibrationRecord, RunResult } from '../core/run-records.js';
 import { columnsOf, runsByColumn, scenarioGroupOf } from './columns.js';
 import { markdownCode, markdownText } from '../core/markdown.js';
 import { plain } from './format.js';
-import { runSuccess, SUCCESS_DEFINITION } from './pareto.js';
-import { candidateRuns } from './baseline-diff.js';
+import { paretoOf, runSuccess, SUCCESS_DEFINITION } from './pareto.js';
+import { baselineDiff, candidateRuns } from './baseline-diff.js';
+import { replayText } from '../gate/configuration.js';
+import { facts, reportNotes } from './header.js';
 import { buildView, type ReportMeta } from './view.js';
 
 /**
@@ -27,11 +29,18 @@ export const REPORT_JSON: FileKind = {
   matches: (head) => /^\{\s*"format"\s*:\s*\d+\s*,\s*"generatedAt"\s*:/.test(head.toString('utf8')),
 };
 
-export function reportJson(runs: readonly RunResult[], meta: ReportMeta): string {
-  const view = buildView(runs, meta);
+/**
+ * What a batch's runs add up to, as the JSON outputs give it (`bench report -o x.json`, `bench run
+ * --json`): the notes (calibration warnings, the backends' assumptions), the recommendation, per
+ * configuration its totals, success and place on the Pareto front, and per run its settings, metrics
+ * and success.
+ */
+export function reportSummary(runs: readonly RunResult[], calibration: readonly CalibrationRecord[]) {
   const columns = columnsOf(runs);
-  const points = new Map(view.pareto.points.map((p) => [p.label, p]));
-  const configurations = runsByColumn(columns, runs).map(({ col, runs: own }) => {
+  const groups = runsByColumn(columns, runs);
+  const pareto = paretoOf(groups);
+  const points = new Map(pareto.points.map((p) => [p.label, p]));
+  const configurations = groups.map(({ col, runs: own }) => {
     const a = aggregateRuns(own);
     const point = points.get(col.label);
     return {
@@ -41,32 +50,40 @@ export function reportJson(runs: readonly RunResult[], meta: ReportMeta): string
       runs: a.runs,
       completed: a.completed,
       overflowed: a.overflowed,
+      truncated: a.truncated,
+      steps: a.steps,
+      totalSteps: a.totalSteps,
+      sessions: a.sessions,
+      restarts: a.restarts,
       probesPassed: a.probes.passed,
       probesTotal: a.probes.total,
+      probesVerbatim: a.probes.verbatim,
+      probesSummary: a.probes.summary,
+      probesRecoverable: a.probes.recoverable,
+      probesAnswered: a.probes.answered,
       referencePresent: a.referenceRecall.present,
       referenceTotal: a.referenceRecall.total,
+      recallByOutcome: a.recallByOutcome,
       inputTokens: a.inputTokens,
       // Over the runs that know their cache hits; null when none does.
       cachedInputTokens: a.cachedInputTokens,
+      outputTokens: a.outputTokens,
       overheadTokens: a.overheadTokens,
       llmCalls: a.llmCalls,
       // Over the priced runs: the whole cost when pricedRuns equals runs, a lower bound when fewer; null when none.
       costUsd: a.cost.usd,
       pricedRuns: a.cost.pricedRuns,
+      peakContextPct: a.peakContext.max,
       meanPeakContextPct: a.peakContext.mean,
-      restarts: a.restarts,
+      meanContextPct: a.meanContextPct,
       success: point?.success ?? null,
       paretoFront: point?.front ?? false,
+      recovery: a.recovery,
     };
   });
-  const out = {
-    format: REPORT_JSON_FORMAT,
-    generatedAt: meta.generatedAt.toISOString(),
-    ctxbench: meta.version,
-    batches: (meta.batches ?? []).map((b) => ({ ...b, createdAt: b.createdAt.toISOString(), gitSha: b.gitSha ?? null })),
-    facts: Object.fromEntries(view.facts.map((f) => [f.label, f.value])),
-    notes: view.notes,
-    recommended: { configuration: view.pareto.recommended, rule: view.pareto.rule, costAxis: view.pareto.axis, note: view.pareto.note },
+  return {
+    notes: reportNotes(runs, calibration),
+    recommended: { configuration: pareto.recommended, rule: pareto.rule, costAxis: pareto.axis, note: pareto.note },
     successDefinition: SUCCESS_DEFINITION,
     configurations,
     runs: runs.map((r) => ({
@@ -74,6 +91,7 @@ export function reportJson(runs: readonly RunResult[], meta: ReportMeta): string
       batchId: r.batchId,
       scenarioId: r.config.scenarioId,
       scenarioGroup: scenarioGroupOf(r),
+      outcome: r.config.outcome ?? null,
       configuration: columns.columnOf(r).label,
       strategy: r.config.strategy,
       backend: r.config.backend,
@@ -81,16 +99,39 @@ export function reportJson(runs: readonly RunResult[], meta: ReportMeta): string
       window: r.config.window,
       params: r.config.params,
       ...runMetrics(r),
+      replay: replayText(r.config.replay),
+      recovery: r.summary.recovery ?? null,
+      failedStep: r.summary.failedStep ?? null,
+      failure: r.summary.failure ?? null,
+      totalSteps: r.summary.totalSteps,
+      sessions: r.summary.sessions,
+      restarts: r.summary.restarts,
+      llmCalls: r.summary.llmCalls,
+      meanContextPct: r.summary.meanContextPct,
       success: runSuccess(r),
     })),
-    baseline: view.baseline && {
-      file: view.baseline.file,
-      description: view.baseline.description,
-      regressions: view.baseline.comparison.regressions,
-      improvements: view.baseline.comparison.improvements,
-      missingFromCandidate: view.baseline.comparison.missingFromCandidate,
-      newInCandidate: view.baseline.comparison.newInCandidate,
-      configurationChanged: view.baseline.comparison.changed,
+  };
+}
+
+export function reportJson(runs: readonly RunResult[], meta: ReportMeta): string {
+  const { notes, ...summary } = reportSummary(runs, meta.calibration ?? []);
+  const baseline = meta.baseline && runs.length ? baselineDiff(meta.baseline, candidateRuns(runs, meta.database)) : null;
+  const out = {
+    format: REPORT_JSON_FORMAT,
+    generatedAt: meta.generatedAt.toISOString(),
+    ctxbench: meta.version,
+    batches: (meta.batches ?? []).map((b) => ({ ...b, createdAt: b.createdAt.toISOString(), gitSha: b.gitSha ?? null })),
+    facts: Object.fromEntries(facts(runs, meta.batches ?? [], meta.version, meta.calibration).map((f) => [f.label, f.value])),
+    notes,
+    ...summary,
+    baseline: baseline && {
+      file: baseline.file,
+      description: baseline.description,
+      regressions: baseline.comparison.regressions,
+      improvements: baseline.comparison.improvements,
+      missingFromCandidate: baseline.comparison.missingFromCandidate,
+      newInCandidate: baseline.comparison.newInCandidate,
+      configurationChanged: baseline.comparison.changed,
     },
   };
   return `${JSON.stringify(out, null, 2)}\n`;
@@ -100,7 +141,7 @@ const CSV_COLUMNS = [
   'run_id', 'batch_id', 'scenario_id', 'scenario_group', 'configuration', 'strategy', 'base_strategy', 'backend', 'model', 'window',
   'status', 'failed_step', 'steps', 'total_steps', 'sessions', 'restarts', 'input_tokens', 'cached_input_tokens', 'output_tokens',
   'overhead_tokens', 'llm_calls', 'cost_usd', 'peak_context_pct', 'mean_context_pct', 'probes_passed', 'probes_total',
-  'ref_present', 'ref_total', 'success',
+  'ref_present', 'ref_total', 'success', 'replay', 'rereads', 'reread_input_tokens', 'ref_summary', 'ref_lost',
 ] as const;
 
 /**
@@ -156,6 +197,11 @@ export function reportCsv(runs: readonly RunResult[]): string {
       ref_present: m.referencePresent,
       ref_total: m.referenceTotal,
       success: runSuccess(r),
+      replay: r.config.replay?.mode ?? 'forced',
+      rereads: s.recovery?.rereads,
+      reread_input_tokens: s.recovery?.rereadInputTokens,
+      ref_summary: s.recovery?.summaryReferences,
+      ref_lost: s.recovery?.lostReferences,
     };
     return CSV_COLUMNS.map((name) => csvCell(row[name])).join(',');
   });

@@ -8,6 +8,7 @@ import { LOCAL_PRICE_MODEL } from '../core/models.js';
 import type { BatchInfo, CalibrationRecord, RunResult } from '../core/run-records.js';
 import { calibrationError, calibrationModelText, calibrationWarning, type CalibrationModel } from '../metrics/calibration.js';
 import type { ParamValue, Params } from '../core/params.js';
+import { replayText } from '../gate/configuration.js';
 import { strategyName } from './columns.js';
 import { distinct, fmtInt, sum, usd } from './format.js';
 
@@ -138,6 +139,23 @@ function usageFact(runs: readonly RunResult[]): Fact[] {
 }
 
 const share = (part: number, whole: number): string => (part === whole ? '' : ` (${fmtInt(part)} of ${fmtInt(whole)} runs)`);
+
+/** What the report says above everything else: the calibration warnings, then the backends' and the replay's assumptions. */
+export function reportNotes(runs: readonly RunResult[], calibration: readonly CalibrationRecord[]): string[] {
+  return [...calibrationNotes(calibration), ...backendNotes(runs), ...replayNotes(runs)];
+}
+
+/** What a reactive replay adds to the teacher forcing every note assumes, when some runs were reactive. */
+export function replayNotes(runs: readonly RunResult[]): string[] {
+  const reactive = runs.filter((r) => r.config.replay);
+  if (reactive.length === 0) return [];
+  const caps = distinct(reactive.map((r) => replayText(r.config.replay)));
+  return [
+    `Reactive replay${share(reactive.length, runs.length)}: before each recorded turn, the agent re-reads what that turn uses and the context lost ` +
+      '(an offloaded file through its pointer, else the recorded tool call again), as extra billed requests the strategy manages; ' +
+      `what only a summary holds is trusted. ${caps.join('; ')}.`,
+  ];
+}
 
 /** One note per backend setting: the mock's assumptions with its recall, summary length and seed; a live server's mode. */
 export function backendNotes(runs: readonly RunResult[]): string[] {

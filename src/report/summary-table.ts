@@ -2,7 +2,7 @@
  * The summary: one row per run configuration, one column per metric (completion, what the task
  * kept, cost, context), each cell with the number it sorts by and the best of a column marked.
  */
-import { aggregateRuns, costText, type CostTotal, type ProbeTotals, type RecallTotal, type RunsAggregate } from '../metrics/aggregate.js';
+import { aggregateRuns, costText, type CostTotal, type ProbeTotals, type RecallTotal, type RecoveryTotal, type RunsAggregate } from '../metrics/aggregate.js';
 import type { RunResult } from '../core/run-records.js';
 import type { Column } from './columns.js';
 import { STATUS_TEXT, dollars, fmtInt, fmtPct, roundPct, shy } from './format.js';
@@ -99,6 +99,12 @@ function costCell(cost: CostTotal, runs: number): CellValue {
   return { text, value, comparable: false, title: `${cost.pricedRuns} of ${runs} runs priced` };
 }
 
+function rereadCell(recovery: RecoveryTotal | null): CellValue {
+  if (recovery === null) return { text: '-', value: null, title: 'replayed forced (teacher forcing)' };
+  const extra = recovery.totalSteps === 0 ? 0 : recovery.rereads / recovery.totalSteps;
+  return { ...intCell(recovery.rereads), detail: `+${fmtPct(extra)} steps, ${fmtInt(recovery.rereadInputTokens)} tokens` };
+}
+
 function summaryColumns(runs: readonly RunResult[]): SummaryColumn[] {
   const withOutcome = (outcome: string): boolean => runs.some((r) => r.config.outcome === outcome && r.summary.referenceRecall);
   const all: SummaryColumn[] = [
@@ -180,6 +186,14 @@ function summaryColumns(runs: readonly RunResult[]): SummaryColumn[] {
       title: 'prompt and completion tokens of auxiliary calls (summaries, checkpoints): the strategy’s own cost',
       better: 'min',
       cell: (a) => intCell(a.overheadTokens),
+    },
+    {
+      group: 'Cost',
+      label: 'Re-reads',
+      title: 'reactive replay: requests the agent made to get back what the next recorded turn used and the context had lost (extra steps over the recorded turns, and their input tokens)',
+      better: 'min',
+      show: runs.some((r) => r.summary.recovery !== undefined),
+      cell: (a) => rereadCell(a.recovery),
     },
     {
       group: 'Cost',

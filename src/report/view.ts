@@ -9,7 +9,7 @@ import { baselineDiff, candidateRuns, type BaselineDiff, type BaselineSource } f
 import { columnsOf, runsByColumn, scenarioGroupOf, type Column } from './columns.js';
 import { chartOf, type ChartData } from './curves.js';
 import { distinct, fmtInt, fmtPct, statusText } from './format.js';
-import { backendNotes, calibrationNotes, facts, utcMinute, type Fact } from './header.js';
+import { facts, reportNotes, utcMinute, type Fact } from './header.js';
 import { paretoOf, SUCCESS_DEFINITION, type Pareto } from './pareto.js';
 import { probeCell, recallCell, summaryTable, type SummaryTable } from './summary-table.js';
 import { timelineOf, type TimelineRun } from './timeline.js';
@@ -91,6 +91,8 @@ interface CellRun {
   readonly inputTokens: string;
   readonly peakPct: string;
   readonly restarts: string;
+  /** A reactive replay's re-reads ("3 re-reads, 12,345 tokens"); "" for a forced one. */
+  readonly rereads: string;
   /** Probes passed and reference recall, or "" when the run has neither. */
   readonly success: string;
   readonly successTitle: string;
@@ -135,7 +137,7 @@ export function buildView(runs: readonly RunResult[], meta: ReportMeta): ReportV
     database: meta.database ?? null,
     empty: runs.length === 0,
     facts: facts(runs, meta.batches ?? [], meta.version, meta.calibration),
-    notes: [...calibrationNotes(meta.calibration ?? []), ...backendNotes(runs)],
+    notes: reportNotes(runs, meta.calibration ?? []),
     summaries,
     groupTabs: summaries.length > 1,
     pareto: { ...pareto, definition: SUCCESS_DEFINITION },
@@ -190,6 +192,7 @@ function cellRun(run: RunResult, index: number): CellRun {
     inputTokens: fmtInt(summary.inputTokens),
     peakPct: fmtPct(summary.peakContextPct),
     restarts: fmtInt(summary.restarts),
+    rereads: summary.recovery ? `${fmtInt(summary.recovery.rereads)} re-reads, ${fmtInt(summary.recovery.rereadInputTokens)} tokens` : '',
     success: [aggregate.probes.total ? `probes ${probes.text} (${probes.detail})` : '', recall.value === null ? '' : `ref recall ${recall.text}`]
       .filter((part) => part !== '')
       .join(' · '),

@@ -58,7 +58,7 @@ export interface BatchStart {
 }
 
 export interface BatchOptions
-  extends Pick<MatrixOptions, 'scenarios' | 'entries' | 'execution' | 'maxOutputTokens' | 'askProbes' | 'counter' | 'priceModel' | 'onStep' | 'signal'> {
+  extends Pick<MatrixOptions, 'scenarios' | 'entries' | 'execution' | 'maxOutputTokens' | 'askProbes' | 'replay' | 'counter' | 'priceModel' | 'onStep' | 'signal'> {
   readonly store: BatchStore;
   /** The backend as the user named it ("mock", "ollama:chat:qwen2.5-coder:7b"): part of the matrix's fingerprint. */
   readonly model: string;
@@ -123,6 +123,8 @@ export async function runBatch(options: BatchOptions): Promise<BatchResult> {
       // Stored calibrations shape every count: a batch run with other ones is another matrix.
       calibrationFile: options.calibrationFile === undefined ? undefined : stableJson(options.calibrationFile.calibrations),
       priceModel: options.priceModel,
+      // Undefined for teacher forcing: a forced batch keeps the fingerprint it had before reactive replay existed.
+      replay: options.replay === undefined ? undefined : stableJson(options.replay),
     },
   });
   const { calibrations: calibration, missing } = calibrating ? calibrate(scenarios.map((s) => s.scenario), counter, options.calibrationFile) : { calibrations: [], missing: [] };
@@ -164,6 +166,7 @@ export async function runBatch(options: BatchOptions): Promise<BatchResult> {
     backendOptions: options.backendOptions,
     maxOutputTokens: options.maxOutputTokens,
     askProbes: options.askProbes,
+    replay: options.replay,
     counter,
     batchId,
     priceModel: options.priceModel,

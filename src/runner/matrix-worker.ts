@@ -23,6 +23,7 @@ const env: JobEnv = {
   batchId: setup.batchId,
   backendOptions: setup.backendOptions,
   askProbes: setup.askProbes,
+  replay: setup.replay,
   priceModel: setup.priceModel,
   onStep: setup.reportSteps ? (step, total, promptTokens) => post({ kind: 'step', step, total, promptTokens }) : undefined,
 };

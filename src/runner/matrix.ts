@@ -11,7 +11,7 @@ import type { LoadedScenario } from '../scenarios/load.js';
 import type { Job } from './job-plan.js';
 import { countersFor, runJob, tokenizeAhead, type JobEnv } from './run-job.js';
 import type { MatrixEntry } from './matrix-entry.js';
-import type { RunResult } from '../core/run-records.js';
+import type { ReactiveReplay, RunResult } from '../core/run-records.js';
 import type { Params } from '../core/params.js';
 import { runOnWorkers } from './worker-pool.js';
 
@@ -28,6 +28,8 @@ export interface MatrixOptions {
   readonly maxOutputTokens?: number | undefined;
   /** Ask the backend each probe question (live runs) instead of judging probes on the context alone. */
   readonly askProbes?: boolean | undefined;
+  /** Reactive replay's settings (--replay reactive); undefined: teacher forcing. */
+  readonly replay?: ReactiveReplay | undefined;
   /** Counts tokens in this thread; worker threads build their own for its encoding. */
   readonly counter: TokenCounter;
   readonly batchId: string;
@@ -75,6 +77,7 @@ export async function runMatrix(options: MatrixOptions): Promise<RunResult[]> {
         priceModel: options.priceModel,
         entries: entries.map(({ strategy, preset, params, variant }) => ({ strategy: strategy.name, preset, params, variant })),
         askProbes: options.askProbes,
+        replay: options.replay,
         reportSteps: options.onStep !== undefined,
       },
       signal: options.signal,
@@ -97,6 +100,7 @@ async function runInThread(jobs: readonly Job[], options: MatrixOptions, backend
     backendOptions: options.backendOptions,
     maxOutputTokens: options.maxOutputTokens,
     askProbes: options.askProbes,
+    replay: options.replay,
     priceModel: options.priceModel,
     onStep: options.onStep,
   };

@@ -12,7 +12,7 @@
 import type { ChatResponse, Usage } from '../core/backend.js';
 import type { Message } from '../core/messages.js';
 import { createOffloadStore } from '../core/offload-store.js';
-import type { ProbeRecord, RunResult, RunStatus } from '../core/run-records.js';
+import { REREAD_PURPOSE, type ProbeRecord, type RunResult, type RunStatus } from '../core/run-records.js';
 import type { LastRequest } from '../core/strategy.js';
 import { suspectTruncation } from '../llm/truncation.js';
 import { judgeProbe } from '../metrics/probe-verdict.js';
@@ -20,6 +20,7 @@ import { sharedPrefixTokens } from '../metrics/prompt-cache.js';
 import { presentInContext, referenceTargets } from '../metrics/reference-recall.js';
 import { prelude, turns, type Scenario } from '../scenarios/scenario.js';
 import { createAdmit } from './admit.js';
+import { createReactiveAgent, type Exchange } from './reactive-agent.js';
 import { auxiliaryLlm, probeAsker } from './aux-llm.js';
 import { runConfig, type ReplayOptions } from './run-config.js';
 import { RunEnded, RunLog } from './run-log.js';
@@ -38,6 +39,11 @@ function probesByStep(scenario: Scenario): Map<number, Scenario['probes'][number
   const probesAt = new Map<number, Scenario['probes'][number][]>();
   for (const probe of scenario.probes) probesAt.set(probe.step, [...(probesAt.get(probe.step) ?? []), probe]);
   return probesAt;
+}
+
+/** The answers of the probes judged at each step: what a reactive replay's agent needs there too. */
+function answersByStep(probesAt: ReadonlyMap<number, readonly Scenario['probes'][number][]>): Map<number, string[]> {
+  return new Map([...probesAt].map(([step, probes]) => [step, probes.map((p) => p.answer)]));
 }
 
 /** Replays `options.scenario` through `options.strategy` on `options.backend`; the run ends at the first refused request. */
@@ -73,6 +79,9 @@ export async function replayScenario(options: ReplayOptions): Promise<RunResult>
   let failure: string | undefined;
   let failedStep: number | undefined;
   let truncation: { step: number; failure: string } | undefined; // the first truncated request
+  const reactive = options.replay
+    ? createReactiveAgent({ scenario, caps: options.replay.caps, log, files, scenarioIds, targets, probeAnswers: answersByStep(probesAt) })
+    : undefined;
 
   const startSession = (): void => {
     log.session += 1;
@@ -117,51 +126,65 @@ export async function replayScenario(options: ReplayOptions): Promise<RunResult>
     }
   };
 
-  try {
-    for (const turn of recorded) {
-      const { step, session } = log;
-      const plan = await run.beforeRequest({ messages, step, session, sessionSteps, window, counter, last, systemPrompt, appendedFrom, llm, files });
-      if (plan.newSession) startSession();
-      log.record(plan.events ?? []);
-      if (plan.stop !== undefined) throw new RunEnded('stopped', plan.stop);
-      const context = plan.messages;
-      exact = exact && context === messages;
-      const action = [...new Set((plan.events ?? []).map((e) => e.kind))].join(',');
-      const localTokens = admit(context, 'agent', exact);
-      if (localTokens > window) {
-        log.addStep({ purpose: 'agent', promptTokens: localTokens, usage: undefined, messageCount: context.length, source: 'local', action, recordedPrompt: turn.assistant.usage?.promptTokens });
-        throw new RunEnded('overflow', `context of ${localTokens} tokens exceeds the ${window}-token window`);
-      }
-      if (probesAt.has(step)) await judgeProbes(context, step);
-      countReferences(context, step);
-      prefixCachedTokens += sharedPrefixTokens(previousContext, context, counter, localTokens);
-      previousContext = context;
-      const request = { messages: context, purpose: 'agent', tools: scenario.tools, recorded: turn.assistant, window, maxOutputTokens: options.maxOutputTokens };
-      const response = await backend.complete(request).catch((error: unknown) => {
-        // Retries are the backend's job: what reaches here ends this run, not the matrix.
-        throw new RunEnded('error', `${backend.name}: ${(error as Error).message}`);
-      });
-      const usage = log.answered({ purpose: 'agent', localTokens, response, messageCount: context.length, action, recordedPrompt: turn.assistant.usage?.promptTokens });
-      checkUsage(usage, response, localTokens, step);
-      if (exact) exactSteps.add(step);
-      last = { promptTokens: usage.promptTokens, sentCount: context.length };
-      sessionSteps += 1;
+  /** Sends one request for recorded turn `turnIndex`: the recorded turn, or the re-read the context needs first (reactive). */
+  const sendRequest = async (turn: Exchange, turnIndex: number): Promise<{ reread: boolean; promptTokens: number }> => {
+    const { step, session } = log;
+    const plan = await run.beforeRequest({ messages, step, session, sessionSteps, window, counter, last, systemPrompt, appendedFrom, llm, files });
+    if (plan.newSession) startSession();
+    log.record(plan.events ?? []);
+    if (plan.stop !== undefined) throw new RunEnded('stopped', plan.stop);
+    const context = plan.messages;
+    exact = exact && context === messages;
+    const action = [...new Set((plan.events ?? []).map((e) => e.kind))].join(',');
+    const localTokens = admit(context, 'agent', exact);
+    const recovery = reactive?.next(context, turnIndex);
+    const purpose = recovery ? REREAD_PURPOSE : 'agent';
+    const recordedPrompt = recovery ? undefined : turn.assistant.usage?.promptTokens;
+    if (localTokens > window) {
+      log.addStep({ purpose, promptTokens: localTokens, usage: undefined, messageCount: context.length, source: 'local', action, recordedPrompt });
+      throw new RunEnded('overflow', `context of ${localTokens} tokens exceeds the ${window}-token window`);
+    }
+    const answer = recovery ? reactive!.turnOf(recovery) : turn;
+    if (!recovery) {
+      if (probesAt.has(turnIndex)) await judgeProbes(context, turnIndex);
+      countReferences(context, turnIndex);
+    }
+    prefixCachedTokens += sharedPrefixTokens(previousContext, context, counter, localTokens);
+    previousContext = context;
+    const request = { messages: context, purpose: 'agent', tools: scenario.tools, recorded: answer.assistant, window, maxOutputTokens: options.maxOutputTokens };
+    const response = await backend.complete(request).catch((error: unknown) => {
+      // Retries are the backend's job: what reaches here ends this run, not the matrix.
+      throw new RunEnded('error', `${backend.name}: ${(error as Error).message}`);
+    });
+    const usage = log.answered({ purpose, localTokens, response, messageCount: context.length, action, recordedPrompt });
+    checkUsage(usage, response, localTokens, step);
+    if (exact && !recovery) exactSteps.add(step);
+    last = { promptTokens: usage.promptTokens, sentCount: context.length };
+    sessionSteps += 1;
 
-      const decision = await run.afterResponse?.({ messages: context, sent: context, response: turn.assistant, usage, step, session: log.session, sessionSteps, window, counter, systemPrompt, llm, files });
-      if (decision) {
-        log.record(decision.events ?? []);
-        if (decision.stop !== undefined) throw new RunEnded('stopped', decision.stop);
-        if (decision.newSession) startSession();
-        messages = decision.messages;
-        appendedFrom = messages.length;
-        last = undefined;
-        exact = false;
-      } else {
-        messages = context.concat([turn.assistant, ...turn.after]); // a copy several times faster than a spread
-        appendedFrom = context.length;
-      }
-      log.step += 1;
-      options.onStep?.(log.step, recorded.length, usage.promptTokens ?? localTokens);
+    const decision = await run.afterResponse?.({ messages: context, sent: context, response: answer.assistant, usage, step, session: log.session, sessionSteps, window, counter, systemPrompt, llm, files });
+    if (decision) {
+      log.record(decision.events ?? []);
+      if (decision.stop !== undefined) throw new RunEnded('stopped', decision.stop);
+      if (decision.newSession) startSession();
+      messages = decision.messages;
+      appendedFrom = messages.length;
+      last = undefined;
+      exact = false;
+    } else {
+      messages = context.concat([answer.assistant, ...answer.after]); // a copy several times faster than a spread
+      appendedFrom = context.length;
+      if (recovery) exact = false;
+    }
+    log.step += 1;
+    return { reread: recovery !== undefined, promptTokens: usage.promptTokens ?? localTokens };
+  };
+
+  try {
+    for (const [turnIndex, turn] of recorded.entries()) {
+      let sent = await sendRequest(turn, turnIndex);
+      while (sent.reread) sent = await sendRequest(turn, turnIndex);
+      options.onStep?.(turnIndex + 1, recorded.length, sent.promptTokens);
     }
   } catch (error) {
     if (!(error instanceof RunEnded)) throw error;
@@ -171,5 +194,5 @@ export async function replayScenario(options: ReplayOptions): Promise<RunResult>
   // A run that ended otherwise keeps that status: it did not replay every step.
   if (status === 'completed' && truncation) [status, failure, failedStep] = ['truncated', truncation.failure, truncation.step];
 
-  return runResult({ batchId: options.batchId, scenario, config, log, status, failure, failedStep, totalSteps: recorded.length, probes, askProbes: options.askProbes, reference, prefixCachedTokens, exactSteps, startedAt });
+  return runResult({ batchId: options.batchId, scenario, config, log, status, failure, failedStep, totalSteps: recorded.length, probes, askProbes: options.askProbes, reference, prefixCachedTokens, exactSteps, startedAt, recovery: reactive?.counts() });
 }

@@ -4,7 +4,7 @@
  */
 import type { Backend } from '../core/backend.js';
 import type { Params } from '../core/params.js';
-import type { RunConfig } from '../core/run-records.js';
+import type { ReactiveReplay, RunConfig } from '../core/run-records.js';
 import type { StrategyDefinition } from '../core/strategy.js';
 import type { TokenCounter } from '../core/tokens.js';
 import type { CalibrationModel } from '../metrics/calibration.js';
@@ -40,6 +40,8 @@ export interface ReplayOptions {
    */
   readonly askProbes?: boolean | undefined;
   readonly batchId: string;
+  /** Reactive replay (`--replay reactive`); undefined: teacher forcing. */
+  readonly replay?: ReactiveReplay | undefined;
   /** Called after every step (progress bars). */
   readonly onStep?: (step: number, total: number, promptTokens: number) => void;
 }
@@ -67,5 +69,6 @@ export function runConfig(options: ReplayOptions): RunConfig {
     calibrationOverhead: options.calibration?.overhead,
     priceModel: options.priceModel ?? options.model,
     thresholds: strategy.thresholds(params),
+    replay: options.replay,
   };
 }

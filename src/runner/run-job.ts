@@ -9,7 +9,7 @@ import { scaledCounter, type CalibrationModel } from '../metrics/calibration.js'
 import type { LoadedScenario } from '../scenarios/load.js';
 import type { MatrixEntry } from './matrix-entry.js';
 import { replayScenario } from './replay.js';
-import type { RunResult } from '../core/run-records.js';
+import type { ReactiveReplay, RunResult } from '../core/run-records.js';
 import type { Params } from '../core/params.js';
 import type { Job } from './job-plan.js';
 
@@ -22,6 +22,7 @@ export interface JobEnv {
   readonly backendOptions?: Params | undefined;
   readonly maxOutputTokens?: number | undefined;
   readonly askProbes?: boolean | undefined;
+  readonly replay?: ReactiveReplay | undefined;
   readonly priceModel?: string | undefined;
   readonly onStep?: ((step: number, total: number, promptTokens: number) => void) | undefined;
 }
@@ -75,6 +76,7 @@ export function runJob(job: Job, { scenario, format }: LoadedScenario, { strateg
     backendOptions: env.backendOptions,
     maxOutputTokens: env.maxOutputTokens,
     askProbes: env.askProbes,
+    replay: env.replay,
     counter,
     calibration: job.calibration,
     model: job.model,

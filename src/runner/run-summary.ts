@@ -4,7 +4,7 @@
  */
 import { PROBE_PURPOSE } from '../core/probe-question.js';
 import { runId, runLabel } from '../core/run-names.js';
-import type { ProbeRecord, RunConfig, RunResult, RunStatus } from '../core/run-records.js';
+import { REREAD_PURPOSE, type ProbeRecord, type RecoveryCounts, type RunConfig, type RunResult, type RunStatus } from '../core/run-records.js';
 import { costUsd, priceFor } from '../metrics/cost.js';
 import type { Scenario } from '../scenarios/scenario.js';
 import type { RunLog } from './run-log.js';
@@ -30,6 +30,8 @@ export interface Replayed {
   /** Steps that sent the recorded history unchanged: where local counts compare with the recorded usage. */
   readonly exactSteps: ReadonlySet<number>;
   readonly startedAt: Date;
+  /** A reactive replay's re-reads and references (their tokens are summed here from the steps). */
+  readonly recovery?: Omit<RecoveryCounts, 'rereadInputTokens'> | undefined;
 }
 
 /** The run's result; `replayed.probes` gets the unreached probes and is sorted by step. */
@@ -39,9 +41,11 @@ export function runResult(replayed: Replayed): RunResult {
   const finishedAt = new Date();
   // The overflowing request was never sent: it is on the curve but not billed. Probe questions are the
   // benchmark's measurement, not the strategy's doing: stored as steps, left out of its cost.
-  const sent = steps.filter((s) => s.purpose !== PROBE_PURPOSE && !(status === 'overflow' && s.step === failedStep && s.purpose === 'agent'));
+  const sent = steps.filter((s) => s.purpose !== PROBE_PURPOSE && !(status === 'overflow' && s.step === failedStep && (s.purpose === 'agent' || s.purpose === REREAD_PURPOSE)));
   const agentSteps = sent.filter((s) => s.purpose === 'agent');
-  const auxiliary = sent.filter((s) => s.purpose !== 'agent');
+  // Re-reads are the agent's own requests (what forgetting cost), not the strategy's helper calls.
+  const rereads = sent.filter((s) => s.purpose === REREAD_PURPOSE);
+  const auxiliary = sent.filter((s) => s.purpose !== 'agent' && s.purpose !== REREAD_PURPOSE);
   const peak = steps.reduce((max, s) => (s.purpose === PROBE_PURPOSE ? max : Math.max(max, s.promptTokens)), 0);
   const asked = new Set(probes.map((p) => p.probeId));
   for (const probe of scenario.probes) {
@@ -83,6 +87,7 @@ export function runResult(replayed: Replayed): RunResult {
         answered: replayed.askProbes ? probes.filter((p) => p.answered).length : undefined,
       },
       referenceRecall: replayed.reference.total === 0 ? undefined : replayed.reference,
+      recovery: replayed.recovery && { ...replayed.recovery, rereadInputTokens: rereads.reduce((sum, s) => sum + s.promptTokens, 0) },
       usageComparison: compareUsage(steps.filter((s) => s.purpose === 'agent' && replayed.exactSteps.has(s.step))),
     },
     steps,

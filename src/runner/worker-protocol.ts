@@ -6,7 +6,7 @@ import type { Encoding } from '../core/tokens.js';
 import type { MockOptions } from '../llm/mock.js';
 import type { LoadedScenario } from '../scenarios/load.js';
 import type { Job } from './job-plan.js';
-import type { RunResult } from '../core/run-records.js';
+import type { ReactiveReplay, RunResult } from '../core/run-records.js';
 import type { Params } from '../core/params.js';
 
 /** A worker's `workerData`: what it needs to build its own counter, mock and strategies. */
@@ -20,6 +20,8 @@ export interface WorkerSetup {
   readonly entries: readonly { readonly strategy: string; readonly preset?: string | undefined; readonly params: Params; readonly variant?: string | undefined }[];
   /** Ask the mock each probe question (--probes ask) instead of judging probes on the context. */
   readonly askProbes?: boolean | undefined;
+  /** Reactive replay's settings; undefined: teacher forcing. */
+  readonly replay?: ReactiveReplay | undefined;
   /** Post a message per replayed step (for a progress bar). */
   readonly reportSteps: boolean;
 }

@@ -109,6 +109,19 @@ function checkSystemPromptFirst(messages: readonly Message[], file: string): voi
 }
 
 /**
+ * Whether `answer` occurs in a message before index `before` (its content or tool-call arguments).
+ * Searched from the probe back: a fact is planted a few steps before its probe, so the search stops
+ * early, and a scenario's probes cost time linear in its length, not quadratic.
+ */
+function plantedBefore(messages: readonly Message[], before: number, answer: string): boolean {
+  for (let j = before - 1; j >= 0; j--) {
+    const m = messages[j]!;
+    if (m.content.includes(answer) || (m.role === 'assistant' && m.toolCalls.some((c) => c.arguments.includes(answer)))) return true;
+  }
+  return false;
+}
+
+/**
  * A probe must be asked at a step the replay reaches, and its answer must have been planted: present
  * in the history before that step (else no strategy could pass it, and the probe measures nothing).
  */
@@ -121,8 +134,7 @@ function checkProbes(probes: readonly Probe[], messages: readonly Message[], fil
     ids.add(probe.id);
     const before = starts[probe.step];
     if (before === undefined) throw scenarioInvalid(file, `${where}: step ${probe.step} is past the last step (${starts.length - 1})`);
-    const planted = messages.slice(0, before).some((m) => m.content.includes(probe.answer) || (m.role === 'assistant' && m.toolCalls.some((c) => c.arguments.includes(probe.answer))));
-    if (!planted) throw scenarioInvalid(file, `${where}: its answer "${probe.answer.slice(0, 60)}" never appears in the history before step ${probe.step}`);
+    if (!plantedBefore(messages, before, probe.answer)) throw scenarioInvalid(file, `${where}: its answer "${probe.answer.slice(0, 60)}" never appears in the history before step ${probe.step}`);
   });
 }
 

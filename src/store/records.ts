@@ -3,7 +3,7 @@
  * undefined; nothing else is lost, so a stored run reads back equal to the one that was saved.
  */
 import type { Encoding } from '../core/tokens.js';
-import type { BatchInfo, CalibrationRecord, CalibrationSource, EventKind, EventRecord, ProbeOutcome, ProbeRecord, RunResult, RunStatus, PctErrors, StepRecord, Threshold } from '../core/run-records.js';
+import type { BatchInfo, CalibrationRecord, CalibrationSource, EventKind, EventRecord, ProbeOutcome, ProbeRecord, ReactiveReplay, RunResult, RunStatus, PctErrors, StepRecord, Threshold } from '../core/run-records.js';
 import type { Params } from '../core/params.js';
 import type { BATCHES, CALIBRATION, EVENTS, PROBES, Row, RUNS, STEPS } from './schema.js';
 
@@ -89,6 +89,7 @@ export function runRow(run: RunResult): RunRow {
     calibration_overhead: config.calibrationOverhead ?? null,
     price_model: config.priceModel,
     thresholds_json: JSON.stringify(config.thresholds),
+    replay_json: config.replay ? JSON.stringify(config.replay) : null,
     status: summary.status,
     failed_step: summary.failedStep ?? null,
     failure: summary.failure ?? null,
@@ -113,6 +114,11 @@ export function runRow(run: RunResult): RunRow {
     probes_answered: summary.probes.answered ?? null,
     ref_present: summary.referenceRecall?.present ?? null,
     ref_total: summary.referenceRecall?.total ?? null,
+    rereads: summary.recovery?.rereads ?? null,
+    reread_input_tokens: summary.recovery?.rereadInputTokens ?? null,
+    ref_summary: summary.recovery?.summaryReferences ?? null,
+    ref_lost: summary.recovery?.lostReferences ?? null,
+    reread_cap_hits: summary.recovery?.capHits ?? null,
     usage_mape: usage?.meanAbsPctError ?? null,
     usage_mpe: usage?.meanPctError ?? null,
     usage_compared_steps: usage?.comparedSteps ?? null,
@@ -209,6 +215,7 @@ export function runFromRows(row: RunRow, steps: readonly StepRow[], events: read
       calibrationOverhead: row.calibration_overhead ?? undefined,
       priceModel: row.price_model,
       thresholds: JSON.parse(row.thresholds_json) as Threshold[],
+      replay: row.replay_json === null ? undefined : (JSON.parse(row.replay_json) as ReactiveReplay),
     },
     summary: {
       status: row.status as RunStatus,
@@ -236,6 +243,10 @@ export function runFromRows(row: RunRow, steps: readonly StepRow[], events: read
         answered: row.probes_answered ?? undefined,
       },
       referenceRecall: row.ref_present === null || row.ref_total === null ? undefined : { present: row.ref_present, total: row.ref_total },
+      recovery:
+        row.rereads === null
+          ? undefined
+          : { rereads: row.rereads, rereadInputTokens: row.reread_input_tokens ?? 0, summaryReferences: row.ref_summary ?? 0, lostReferences: row.ref_lost ?? 0, capHits: row.reread_cap_hits ?? 0 },
       usageComparison:
         row.usage_mape === null || row.usage_mpe === null || row.usage_compared_steps === null
           ? undefined

@@ -10,8 +10,9 @@
  * records its scenario's content digest, and its cached input may be NULL (unknown: a live provider
  * that reports no prompt-cache hits). 4: token calibration with an overhead per request (a run's
  * calibration_overhead; the calibration table's overhead, source, scenarios and out-of-sample errors).
+ * 5: reactive replay (a run's replay settings, re-reads and how its references were held).
  */
-export const SCHEMA_VERSION = 4;
+export const SCHEMA_VERSION = 5;
 
 export type ColumnType = 'INTEGER' | 'BIGINT' | 'DOUBLE' | 'VARCHAR' | 'TIMESTAMP';
 type ColumnSpec = ColumnType | `${ColumnType}?`;
@@ -80,6 +81,8 @@ export const RUNS = table(
     calibration_overhead: 'DOUBLE?',
     price_model: 'VARCHAR',
     thresholds_json: 'VARCHAR',
+    // Version 5: reactive replay's settings as JSON ({"mode":"reactive","caps":{...}}); NULL: forced.
+    replay_json: 'VARCHAR?',
     status: 'VARCHAR',
     failed_step: 'INTEGER?',
     failure: 'VARCHAR?',
@@ -107,6 +110,13 @@ export const RUNS = table(
     probes_answered: 'INTEGER?',
     ref_present: 'INTEGER?',
     ref_total: 'INTEGER?',
+    // Version 5, reactive replay only (NULL when forced): re-reads, their prompt tokens, references held
+    // only by a strategy's summary, references lost, times a re-read cap was reached.
+    rereads: 'INTEGER?',
+    reread_input_tokens: 'BIGINT?',
+    ref_summary: 'INTEGER?',
+    ref_lost: 'INTEGER?',
+    reread_cap_hits: 'INTEGER?',
     usage_mape: 'DOUBLE?',
     usage_mpe: 'DOUBLE?',
     usage_compared_steps: 'INTEGER?',

@@ -2,7 +2,7 @@
  * `bench baseline` and `bench check`: the CI regression gate. `check` ends with exit code 0 when no
  * run got worse beyond its tolerances and every baseline run was compared like with like,
  * EXIT_CODES.regressions when some got worse, EXIT_CODES.incomparable when runs are missing or
- * configured otherwise, 1 on errors.
+ * configured otherwise, 1 on errors. `check --json` prints the comparison as one JSON document (json/check.ts).
  */
 import { access, readFile } from 'node:fs/promises';
 import path from 'node:path';
@@ -16,7 +16,9 @@ import { acquireInstance, releaseInstance } from '../../store/instances.js';
 import { ResultStore } from '../../store/result-store.js';
 import { BATCHES } from '../../store/schema.js';
 import type { RunResult } from '../../core/run-records.js';
-import { EXIT_CODES, ExitWith } from '../exit-codes.js';
+import { checkExitCode, EXIT_CODES, ExitWith } from '../exit-codes.js';
+import { checkDocument } from '../json/check.js';
+import { printDocument } from '../json/document.js';
 import { TOLERANCE_FILES } from '../paths.js';
 
 export interface BaselineOptions {
@@ -36,6 +38,8 @@ export interface CheckOptions {
   readonly acceptChanges?: boolean;
   readonly jsonOut?: string;
   readonly markdownOut?: string;
+  /** One JSON document on stdout instead of the text (json/check.ts). */
+  readonly json?: boolean;
 }
 
 interface Batch {
@@ -141,14 +145,19 @@ export async function checkCommand(options: CheckOptions): Promise<void> {
   const where = `${options.db} batch ${batch.batchId}`;
   const candidate = metricsByKey(batch.runs, where);
   const comparison = compareRuns(baseline.runs, candidate, { tolerances, baselineConfigs: baseline.configs, candidateConfigs: configsByKey(batch.runs, where) });
-  const gate: GateOutcome = {
+  const gate: GateOutcome & { readonly update: string } = {
     verdict: gateVerdict(comparison, options),
     update: `bench baseline --db ${options.db}${options.batch === undefined ? '' : ` --batch ${options.batch}`} -o ${options.baseline}`,
   };
   if (jsonOut !== undefined) await writeOutput(jsonOut.file, `${JSON.stringify(benchmarkJson(candidate), null, 2)}\n`, jsonOut.spec);
   if (markdownOut !== undefined) await writeOutput(markdownOut.file, formatMarkdown(comparison, baseline.runs, candidate, gate), markdownOut.spec);
-  const using = tolerancesFile === undefined ? '' : `Tolerances: ${tolerancesFile}\n`;
-  process.stdout.write(`Checking batch ${batch.batchId} against ${options.baseline}\n${using}${formatText(comparison, gate)}`);
-  if (gate.verdict.regressed) throw new ExitWith(EXIT_CODES.regressions);
-  if (gate.verdict.missingFails || gate.verdict.changesFail) throw new ExitWith(EXIT_CODES.incomparable);
+  if (options.json) {
+    const inputs = { baselineFile: options.baseline, baseline, database: options.db, batchId: batch.batchId, candidateRuns: batch.runs.length, tolerancesFile };
+    printDocument(checkDocument(comparison, gate, inputs));
+  } else {
+    const using = tolerancesFile === undefined ? '' : `Tolerances: ${tolerancesFile}\n`;
+    process.stdout.write(`Checking batch ${batch.batchId} against ${options.baseline}\n${using}${formatText(comparison, gate)}`);
+  }
+  const code = checkExitCode(gate.verdict);
+  if (code !== EXIT_CODES.ok) throw new ExitWith(code);
 }

@@ -1,7 +1,7 @@
 /**
  * `bench run`: validate everything first (strategies, params, scenarios, database), then run the
  * matrix as a batch (src/runner/batch.ts), showing its progress, and print the summary and the paths
- * it wrote.
+ * it wrote, or all of it as one JSON document (--json).
  */
 import { readFile } from 'node:fs/promises';
 import { availableParallelism } from 'node:os';
@@ -11,8 +11,8 @@ import { checkOutput, writeOutput, type OutputSpec } from '../../core/output-fil
 import { createTokenCounter } from '../../core/tokens.js';
 import { LIVE_CONCURRENCY } from '../../llm/defaults.js';
 import type { MockOptions } from '../../llm/mock.js';
-import { calibrationWarning } from '../../metrics/calibration.js';
 import { CALIBRATION_FILE, calibrationFileText, parseCalibrationFile } from '../../metrics/calibration-file.js';
+import { calibrationNotes } from '../../report/header.js';
 import { HTML_REPORT, renderReport } from '../../report/render.js';
 import { runBatch, type BatchResult, type BatchStart } from '../../runner/batch.js';
 import { storedFrom, type CalibrationFile, type ModelCalibration } from '../../runner/batch-calibration.js';
@@ -20,7 +20,7 @@ import { checkScenarioIds } from '../../runner/job-plan.js';
 import type { Execution } from '../../runner/matrix.js';
 import type { MatrixEntry } from '../../runner/matrix-entry.js';
 import { parseShard, type Shard } from '../../runner/shard.js';
-import type { RunResult } from '../../core/run-records.js';
+import { REPLAY_MODES, type ReactiveReplay, type RunResult } from '../../core/run-records.js';
 import type { LoadedScenario } from '../../scenarios/load.js';
 import { select, type Selection } from '../../strategies/index.js';
 import { parseAssignment, resolveParams, type ParamOwner } from '../../core/params.js';
@@ -33,7 +33,10 @@ import { loadScenariosAt } from '../scenario-paths.js';
 import { openBackend, type OpenedBackend } from '../backend.js';
 import { calibrationLine } from '../calibration-line.js';
 import type { MatrixCommandContext } from '../matrix-command.js';
-import { runTable, strategyTable, successTable, usageLine } from '../summary.js';
+import { recoveryTable, runTable, strategyTable, successTable, usageLine } from '../summary.js';
+import { matrixExitCode, stopSignalOf } from '../exit-codes.js';
+import { printDocument } from '../json/document.js';
+import { runDocument, type RunDocument, type WrittenFiles } from '../json/run.js';
 
 export interface RunOptions {
   readonly strategy: string[];
@@ -49,6 +52,10 @@ export interface RunOptions {
   readonly baseUrl?: string;
   readonly live: string;
   readonly probes: string;
+  /** forced (teacher forcing) or reactive (re-reads what a strategy took out). */
+  readonly replay: string;
+  readonly maxRereadsPerTurn: string;
+  readonly maxRereadsPerRun: string;
   readonly cache: boolean;
   readonly cacheDir?: string;
   readonly timeout?: string;
@@ -68,31 +75,45 @@ export interface RunOptions {
   readonly batchId?: string;
   /** Continue the latest batch of the same matrix in --db: run only what it lacks. */
   readonly resume?: boolean;
+  /** One JSON document on stdout instead of the summary (json/run.ts). */
+  readonly json?: boolean;
 }
 
 const MAX_RUN_ROWS = 60;
 /** auto: ask the probe questions on live backends, judge probes on the context with the mock. */
 const PROBE_MODES = ['auto', 'ask', 'context'] as const;
 
+/** The replay mode and its caps (--replay, --max-rereads-per-turn, --max-rereads-per-run); undefined: forced. */
+function parseReplay(options: RunOptions): ReactiveReplay | undefined {
+  const mode = parseChoice('--replay', options.replay, REPLAY_MODES);
+  const caps = {
+    perTurn: parseWhole('--max-rereads-per-turn', options.maxRereadsPerTurn, { min: 0, max: 1000 }),
+    perRun: parseWhole('--max-rereads-per-run', options.maxRereadsPerRun, { min: 0, max: 1_000_000 }),
+  };
+  return mode === 'reactive' ? { mode, caps } : undefined;
+}
+
 export async function runCommand(options: RunOptions, context: MatrixCommandContext): Promise<void> {
   const selections = select(options.strategy, options.preset);
   const params = resolveParams(selections.map(paramOwner), options.param.map(parseAssignment));
-  const runs = await runEntries(
+  await runEntries(
     options,
     selections.map((s) => ({ strategy: s.strategy, preset: s.preset?.name, params: params.get(s.name)! })),
     context,
+    { kind: 'run' },
   );
-  failOnRunErrors(runs);
 }
 
 /**
- * The end of a matrix command whose runs a backend error ended (status `error`): after the summary, a
- * last line with how many and the first reason, and the exit code of RUN_ERRORS.
+ * How a matrix command ends once its runs are saved and printed, or undefined when it succeeded:
+ * INTERRUPTED (Ctrl-C, SIGTERM), or RUN_ERRORS when runs a backend error ended (status `error`), with
+ * how many and the first reason.
  */
-export function failOnRunErrors(runs: readonly RunResult[]): void {
+function matrixEnding({ runs, interrupted }: BatchResult, db: string): CtxbenchError | undefined {
+  if (interrupted) return new CtxbenchError('INTERRUPTED', `interrupted: ${runs.length} finished run(s) kept in ${db}; the same command with --resume runs the rest`);
   const failed = runs.filter((r) => r.summary.status === 'error');
-  if (failed.length === 0) return;
-  throw new CtxbenchError(
+  if (failed.length === 0) return undefined;
+  return new CtxbenchError(
     'RUN_ERRORS',
     `${failed.length} of ${runs.length} runs ended with a backend error (the first: ${failed[0]!.summary.failure ?? 'no reason recorded'}); the same command with --resume runs them again`,
   );
@@ -107,20 +128,29 @@ export const paramOwner = (s: Selection): ParamOwner => ({
   base: s.preset?.params,
 });
 
+/** What a matrix command prints besides the runs: its JSON document's kind, what its text ends with. */
+export interface MatrixOutput {
+  readonly kind: RunDocument['kind'];
+  /** Printed after the summary unless the matrix was interrupted (a sweep's Pareto front). */
+  readonly epilogue?: (runs: readonly RunResult[]) => string;
+}
+
 /**
  * Everything `bench run` does once the strategy entries are known (`bench sweep` passes a grid's):
- * checks the other flags, runs the matrix into the database as a batch, prints the summary and writes
- * the report. Returns the batch's runs, in matrix order; throws INTERRUPTED after printing them when
- * Ctrl-C or SIGTERM stopped the batch, and BACKEND_UNREACHABLE without printing them when the server
- * was found unusable at the first request the cache could not answer.
+ * checks the other flags, runs the matrix into the database as a batch, writes the report and prints
+ * the summary, or with --json one document (json/run.ts). Then throws INTERRUPTED when Ctrl-C or
+ * SIGTERM stopped the batch, RUN_ERRORS when runs a backend error ended; throws BACKEND_UNREACHABLE
+ * without printing the runs when the server was found unusable at the first request the cache could
+ * not answer.
  */
-export async function runEntries(options: RunOptions, entries: readonly MatrixEntry[], context: MatrixCommandContext): Promise<RunResult[]> {
+export async function runEntries(options: RunOptions, entries: readonly MatrixEntry[], context: MatrixCommandContext, output: MatrixOutput): Promise<void> {
   const mock = {
     recall: parseFraction('--mock-recall', options.mockRecall),
     summaryTokens: parseTokenCount('--mock-summary-tokens', options.mockSummaryTokens, 1),
     seed: parseWhole('--mock-seed', options.mockSeed, { min: 0, max: 2 ** 32 - 1 }),
   };
   const probeMode = parseChoice('--probes', options.probes, PROBE_MODES);
+  const replay = parseReplay(options);
   const windowOverride = options.window === undefined ? undefined : parseTokenCount('--window', options.window);
   const encoding = parseEncoding(options.encoding);
   const shard = options.shard === undefined ? undefined : parseShard(options.shard);
@@ -131,7 +161,7 @@ export async function runEntries(options: RunOptions, entries: readonly MatrixEn
   const { files, scenarios } = await loadMatrixScenarios(options.scenario ?? [BUNDLED_SCENARIOS]);
   const report = options.report === false ? undefined : reportOutput(options.report, options.db, files);
   const savedCalibration = options.saveCalibration === undefined ? undefined : calibrationOutput(options.saveCalibration, options);
-  for (const output of [report, savedCalibration]) if (output !== undefined) await checkOutput(output.file, output.spec);
+  for (const target of [report, savedCalibration]) if (target !== undefined) await checkOutput(target.file, target.spec);
 
   const counter = await createTokenCounter(encoding);
   const opened = await openBackend(
@@ -145,14 +175,18 @@ export async function runEntries(options: RunOptions, entries: readonly MatrixEn
     mock,
   );
   const execution = executionFor(opened, mock, options);
-  const out = process.stdout;
+  // With --json, stdout holds the document alone: the lines printed before the summary go to stderr.
+  const info = options.json ? process.stderr : process.stdout;
   const store = await ResultStore.open(options.db);
   let progress = undefined as Progress | undefined;
+  let interruption: AbortSignal | undefined;
+  let start: BatchStart | undefined;
   let calibration: readonly ModelCalibration[] = [];
   let result: BatchResult;
   try {
-    result = await context.interruptible((signal) =>
-      runBatch({
+    result = await context.interruptible((signal) => {
+      interruption = signal;
+      return runBatch({
         scenarios,
         entries,
         store,
@@ -162,6 +196,7 @@ export async function runEntries(options: RunOptions, entries: readonly MatrixEn
         backendOptions: opened.options,
         maxOutputTokens: opened.maxOutputTokens,
         askProbes: probeMode === 'ask' || (probeMode === 'auto' && opened.live),
+        replay,
         windowOverride,
         calibrate: options.calibrate,
         calibrationFile,
@@ -174,17 +209,18 @@ export async function runEntries(options: RunOptions, entries: readonly MatrixEn
         signal: AbortSignal.any([signal, opened.unusable]),
         onCalibration: (used) => {
           calibration = used;
-          used.forEach((c) => out.write(`${calibrationLine(c, calibrationFile?.path)}\n`));
+          used.forEach((c) => info.write(`${calibrationLine(c, calibrationFile?.path)}\n`));
         },
-        onStart: (start) => {
-          announce(start, options, shard);
-          progress = createProgress(start.toRun, start.toRunSteps);
+        onStart: (started) => {
+          start = started;
+          announce(started, options, shard, info);
+          progress = createProgress(started.toRun, started.toRunSteps);
         },
         onWarning: (message) => process.stderr.write(`bench: warning: ${message}\n`),
         onStep: (_done, _total, promptTokens) => progress?.step(promptTokens),
         onRun: (run) => progress?.runFinished(run),
-      }),
-    );
+      });
+    });
   } finally {
     progress?.stop();
     await store.close();
@@ -195,12 +231,21 @@ export async function runEntries(options: RunOptions, entries: readonly MatrixEn
     const kept = result.runs.filter((r) => r.summary.status !== 'error').length;
     throw new CtxbenchError('BACKEND_UNREACHABLE', `${(opened.unusable.reason as Error).message} (${kept} finished run(s) kept in ${options.db}; the same command with --resume runs the rest)`);
   }
-  if (savedCalibration !== undefined) await writeOutput(savedCalibration.file, calibrationFileText(calibration.map(storedFrom)), savedCalibration.spec);
-  await printResults(result, opened, options, report);
-  if (result.interrupted) {
-    throw new CtxbenchError('INTERRUPTED', `interrupted: ${result.runs.length} finished run(s) kept in ${options.db}; the same command with --resume runs the rest`);
+  const ending = matrixEnding(result, options.db);
+  const calibrationSaved = savedCalibration === undefined ? undefined : await writeCalibration(calibration, savedCalibration);
+  const reportFile = report === undefined ? undefined : await writeReport(result, options.db, report);
+  const written = { database: path.resolve(options.db), report: reportFile, calibration: calibrationSaved };
+  if (options.json) {
+    // The warning lines the text prints go to stderr; the document's notes hold them too.
+    calibrationNotes(result.calibration).forEach((note) => process.stderr.write(`${note}\n`));
+    const exitCode = matrixExitCode(ending, stopSignalOf(interruption));
+    const cache = opened.cache?.enabled ? { dir: opened.cache.dir, hits: opened.cache.stats.hits, sent: opened.cache.stats.misses } : null;
+    printDocument(runDocument({ kind: output.kind, exitCode, result, start, shard, resume: options.resume ?? false, cache, files: written, generatedAt: new Date() }));
+  } else {
+    printSummary(result, opened, written);
+    if (!result.interrupted && output.epilogue) process.stdout.write(`\n${output.epilogue(result.runs)}\n`);
   }
-  return result.runs;
+  if (ending) throw ending;
 }
 
 /** The --calibration file's calibrations, read and checked before anything runs; refused beside --no-calibrate. */
@@ -219,7 +264,7 @@ async function readCalibrationFile(options: RunOptions): Promise<CalibrationFile
  * as one), and the files they came from.
  */
 async function loadMatrixScenarios(paths: readonly string[]): Promise<{ files: string[]; scenarios: LoadedScenario[] }> {
-  const scenarios = await loadScenariosAt(paths);
+  const { scenarios } = await loadScenariosAt(paths);
   // Before the backend is reached and the results file created: a matrix that cannot run stops here.
   checkScenarioIds(scenarios);
   // A file holding several runs names each `<file>#<index>`.
@@ -259,33 +304,44 @@ function executionFor(opened: OpenedBackend, mock: MockOptions, options: RunOpti
     : { kind: 'in-thread', backend: opened.backend, concurrency: parallel ?? (options.model.startsWith('openai:') ? LIVE_CONCURRENCY.openai : LIVE_CONCURRENCY.ollama) };
 }
 
-/** The summary tables, the cache's and the files' lines, and the HTML report. */
-async function printResults({ runs, batch, calibration }: BatchResult, opened: OpenedBackend, options: RunOptions, report: ReportOutput | undefined): Promise<void> {
+/** Writes the HTML report of the batch; returns its absolute path. */
+async function writeReport({ runs, batch, calibration }: BatchResult, db: string, report: ReportOutput): Promise<string> {
+  const html = renderReport(runs, { generatedAt: new Date(), version: VERSION, database: path.resolve(db), batches: batch ? [batch] : [], calibration });
+  await writeOutput(report.file, html, report.spec);
+  return path.resolve(report.file);
+}
+
+/** Writes the calibration the runs used as a calibration file (--save-calibration); returns its absolute path. */
+async function writeCalibration(calibration: readonly ModelCalibration[], output: ReportOutput): Promise<string> {
+  await writeOutput(output.file, calibrationFileText(calibration.map(storedFrom)), output.spec);
+  return path.resolve(output.file);
+}
+
+/** The summary tables, the calibration warnings, and the cache's and the files' lines. */
+function printSummary({ runs, calibration }: BatchResult, opened: OpenedBackend, files: WrittenFiles): void {
   const out = process.stdout;
   // Past a screenful, one row per run drowns the summary: the report and the runs table have them all.
   const perRun = runs.length <= MAX_RUN_ROWS ? runTable(runs) : `${runs.length} runs: one row each in the report and in the database's runs table.`;
   out.write(`\n${perRun}\n\n${strategyTable(runs)}\n\n${successTable(runs)}\n`);
+  const recovery = recoveryTable(runs);
+  if (recovery) out.write(`\n${recovery}\n`);
   const usage = usageLine(runs);
   if (usage) out.write(`\n${usage}\n`);
-  const warnings = calibration.flatMap((c) => calibrationWarning(c) ?? []);
-  if (warnings.length > 0) out.write(`\n${warnings.map((w) => `Warning: ${w}: the token counts of its scenarios, and the thresholds they cross, are that uncertain.`).join('\n')}\n`);
+  const warnings = calibrationNotes(calibration);
+  if (warnings.length > 0) out.write(`\n${warnings.join('\n')}\n`);
   const cache = opened.cache?.stats;
   if (cache && opened.cache?.enabled) out.write(`\nCache: ${cache.hits} hit(s), ${cache.misses} request(s) sent (${opened.cache.dir})\n`);
-  out.write(`\nResults: ${path.resolve(options.db)}\n`);
-  if (options.saveCalibration !== undefined) out.write(`Calibration: ${path.resolve(options.saveCalibration)}\n`);
-  if (report !== undefined) {
-    const html = renderReport(runs, { generatedAt: new Date(), version: VERSION, database: path.resolve(options.db), batches: batch ? [batch] : [], calibration });
-    await writeOutput(report.file, html, report.spec);
-    out.write(`Report:  ${path.resolve(report.file)}\n`);
-  }
+  out.write(`\nResults: ${files.database}\n`);
+  if (files.calibration !== undefined) out.write(`Calibration: ${files.calibration}\n`);
+  if (files.report !== undefined) out.write(`Report:  ${files.report}\n`);
 }
 
-/** Which batch the runs go to and what of the matrix runs now: the lines a shard and --resume print. */
-function announce(start: BatchStart, options: RunOptions, shard: Shard | undefined): void {
+/** Which batch the runs go to and what of the matrix runs now: the lines a shard and --resume print (to `info`). */
+function announce(start: BatchStart, options: RunOptions, shard: Shard | undefined, info: NodeJS.WritableStream): void {
   if (options.resume && start.isNew) process.stderr.write(`bench: --resume: no batch of this matrix in ${options.db}; starting batch ${start.batchId}\n`);
-  if (shard !== undefined) process.stdout.write(`Shard ${shard.index}/${shard.count}: ${start.ownJobs} of the matrix's ${start.matrixJobs} runs, batch ${start.batchId}\n`);
+  if (shard !== undefined) info.write(`Shard ${shard.index}/${shard.count}: ${start.ownJobs} of the matrix's ${start.matrixJobs} runs, batch ${start.batchId}\n`);
   if (!start.isNew && options.resume) {
     const redone = start.redo > 0 ? ` (${start.redo} ended with a backend error: run again)` : '';
-    process.stdout.write(`Resuming batch ${start.batchId}: ${start.kept} finished run(s) kept, ${start.toRun} to run${redone}\n`);
+    info.write(`Resuming batch ${start.batchId}: ${start.kept} finished run(s) kept, ${start.toRun} to run${redone}\n`);
   }
 }

@@ -1,5 +1,5 @@
 /**
- * `bench scenarios list|validate|import`.
+ * `bench scenarios list|validate|import`; `list --json` prints one JSON document (json/scenarios.ts).
  */
 import { stat } from 'node:fs/promises';
 import path from 'node:path';
@@ -8,7 +8,6 @@ import { CtxbenchError, isCtxbenchError } from '../../core/errors.js';
 import { createFolders } from '../../core/folders.js';
 import { checkOutput, writeOutput, type OutputSpec } from '../../core/output-file.js';
 import { createTokenCounter } from '../../core/tokens.js';
-import { windowFor } from '../../runner/job-plan.js';
 import { findScenarioFiles } from '../../scenarios/find.js';
 import { importFileAll, importFound, noScenarioFound, skippedNote, type ImportedFile } from '../../scenarios/load.js';
 import { turns } from '../../scenarios/scenario.js';
@@ -17,25 +16,20 @@ import { BUNDLED_SCENARIOS } from '../paths.js';
 import { printable } from '../printable.js';
 import { loadScenariosAt } from '../scenario-paths.js';
 import { formatTable } from '../table.js';
+import { printDocument } from '../json/document.js';
+import { scenarioEntries, scenariosDocument } from '../json/scenarios.js';
 
-export async function listCommand(patterns: string[]): Promise<void> {
-  const scenarios = await loadScenariosAt(patterns.length > 0 ? patterns : [BUNDLED_SCENARIOS]);
+export interface ListOptions {
+  /** One JSON document instead of the table (json/scenarios.ts). */
+  readonly json?: boolean;
+}
+
+export async function listCommand(patterns: string[], options: ListOptions = {}): Promise<void> {
+  const { scenarios, skipped } = await loadScenariosAt(patterns.length > 0 ? patterns : [BUNDLED_SCENARIOS]);
   const counter = await createTokenCounter('o200k_base');
-  const rows = [];
-  for (const { scenario, format } of scenarios) {
-    const recorded = turns(scenario).map((t) => t.assistant.usage?.promptTokens ?? 0);
-    const peak = Math.max(0, ...recorded);
-    rows.push([
-      scenario.id,
-      format,
-      turns(scenario).length,
-      counter.countContext(scenario.messages),
-      peak > 0 ? peak : '-',
-      scenario.model.name,
-      windowFor(scenario).window,
-      scenario.outcome ?? '-',
-    ]);
-  }
+  const entries = scenarioEntries(scenarios, counter);
+  if (options.json) return printDocument(scenariosDocument(entries, skipped, counter));
+  const rows = entries.map((s) => [s.id, s.format, s.steps, s.historyTokens, s.recordedPeakTokens ?? '-', s.model, s.window, s.outcome ?? '-']);
   process.stdout.write(
     `${formatTable(
       [

@@ -1,12 +1,20 @@
 /**
  * `bench strategies`: every strategy with its seed, summary and parameters (default and range), then
- * every preset with the settings it applies.
+ * every preset with the settings it applies; or all of it as one JSON document (--json).
  */
 import { PRESETS } from '../../strategies/presets.js';
 import { STRATEGIES } from '../../strategies/index.js';
 import { describeRange, paramEntries } from '../../core/params.js';
+import { printDocument } from '../json/document.js';
+import { strategiesDocument } from '../json/strategies.js';
 
-export function strategiesCommand(): void {
+export interface StrategiesOptions {
+  /** One JSON document instead of the text (json/strategies.ts). */
+  readonly json?: boolean;
+}
+
+export function strategiesCommand(options: StrategiesOptions = {}): void {
+  if (options.json) return printDocument(strategiesDocument());
   const lines: string[] = ['Strategies (--strategy NAME, parameters with --param NAME.PARAM=VALUE):', ''];
   for (const s of Object.values(STRATEGIES)) {
     lines.push(`${s.name}${s.seed ? ` (seed ${s.seed})` : ''}: ${s.summary}`);

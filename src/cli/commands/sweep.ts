@@ -13,7 +13,7 @@ import { select, type Selection } from '../../strategies/index.js';
 import { parseAssignment, resolveParams, type ParamAssignment } from '../../core/params.js';
 import { formatTable } from '../table.js';
 import type { MatrixCommandContext } from '../matrix-command.js';
-import { failOnRunErrors, paramOwner, runEntries, type RunOptions } from './run.js';
+import { paramOwner, runEntries, type RunOptions } from './run.js';
 
 export interface SweepOptions extends RunOptions {
   readonly grid: string[];
@@ -22,9 +22,7 @@ export interface SweepOptions extends RunOptions {
 export async function sweepCommand(options: SweepOptions, context: MatrixCommandContext): Promise<void> {
   const selections = select(options.strategy, options.preset);
   const entries = options.grid.length === 0 ? sideBySide(selections, options) : gridEntries(selections, options);
-  const runs = await runEntries(options, entries, context);
-  process.stdout.write(`\n${paretoSummary(runs)}\n`);
-  failOnRunErrors(runs);
+  await runEntries(options, entries, context, { kind: 'sweep', epilogue: paretoSummary });
 }
 
 /** No grid: every selected strategy and preset is one configuration (e.g. the presets against each other). */

@@ -217,9 +217,9 @@ describe('generateScenario: knobs', () => {
   });
 
   it('rejects out-of-range options with a one-line error naming the option', () => {
-    expect(() => generateScenario({ steps: 5 })).toThrow(/^steps 5: expected 20 to 2000$/);
-    expect(() => generateScenario({ steps: 2001 })).toThrow(/^steps 2001: expected 20 to 2000$/);
-    expect(() => generateScenario({ steps: 50.5 })).toThrow(/expected 20 to 2000/);
+    expect(() => generateScenario({ steps: 5 })).toThrow(/^steps 5: expected 20 to 10000$/);
+    expect(() => generateScenario({ steps: 10001 })).toThrow(/^steps 10001: expected 20 to 10000$/);
+    expect(() => generateScenario({ steps: 50.5 })).toThrow(/expected 20 to 10000/);
     expect(() => generateScenario({ parallelShare: 1.5 })).toThrow(/^parallelShare 1.5: expected a fraction in \[0, 1\]$/);
     expect(() => generateScenario({ factDensity: -1 })).toThrow(/^factDensity -1: expected a number in \[0, 50\]$/);
     expect(() => generateScenario({ seed: -1 })).toThrow(/^seed -1: expected 0 to 4294967295$/);
@@ -296,8 +296,8 @@ describe('bench scenarios gen (built CLI)', () => {
 
   it('bad flags: one line naming the flag, exit 1, nothing written', () => {
     const cwd = tempDir();
-    expectOneLineError(bench(['scenarios', 'gen', '--steps', '5', '-o', 'x.json'], cwd), /^bench: --steps 5: expected 20 to 2000$/m);
-    expectOneLineError(bench(['scenarios', 'gen', '--steps', 'many'], cwd), /^bench: --steps many: expected 20 to 2000$/m);
+    expectOneLineError(bench(['scenarios', 'gen', '--steps', '5', '-o', 'x.json'], cwd), /^bench: --steps 5: expected 20 to 10000$/m);
+    expectOneLineError(bench(['scenarios', 'gen', '--steps', 'many'], cwd), /^bench: --steps many: expected 20 to 10000$/m);
     expectOneLineError(bench(['scenarios', 'gen', '--parallel', '2'], cwd), /^bench: --parallel 2: expected a fraction in \[0, 1\]$/m);
     expectOneLineError(bench(['scenarios', 'gen', '--fact-density', '80'], cwd), /^bench: --fact-density 80: expected a number in \[0, 50\]$/m);
     expectOneLineError(bench(['scenarios', 'gen', '--window', 'lots'], cwd), /^bench: --window lots: expected a whole number from 256 to 2147483647/m);
@@ -313,7 +313,7 @@ describe('bench scenarios gen (built CLI)', () => {
     expect(r.code).toBe(0);
     const d = GENERATE_DEFAULTS;
     for (const text of [
-      `20 to 2000 (default ${d.steps})`,
+      `20 to 10000 (default ${d.steps})`,
       `(default ${d.seed})`,
       `(default ${d.outputTokens})`,
       `(default ${d.heavyTailShare})`,

@@ -8,7 +8,7 @@ import { CtxbenchError } from '../../core/errors.js';
 export type BashStyle = 'openhands' | 'returncode';
 
 export interface GenerateOptions {
-  /** Assistant turns (agent steps), 20 to 2,000. */
+  /** Assistant turns (agent steps), 20 to 10,000. */
   readonly steps?: number;
   /** Any whole number from 0 to 2^32 - 1. */
   readonly seed?: number;
@@ -66,7 +66,7 @@ export interface OptionLimit {
 }
 
 export const GENERATE_LIMITS: Readonly<Record<NumericOption, OptionLimit>> = {
-  steps: { min: 20, max: 2000, integer: true },
+  steps: { min: 20, max: 10000, integer: true },
   seed: { min: 0, max: 2 ** 32 - 1, integer: true },
   outputTokens: { min: 10, max: 50_000, integer: true },
   heavyTailShare: { min: 0, max: 0.5, integer: false },

@@ -60,6 +60,13 @@ function drawGlyph(ctx, kind, x, y, r, color) {
     ctx.lineTo(x, y - r);
     ctx.closePath();
     ctx.fillStyle = color;
+  } else if (kind === 'reread') {
+    ctx.moveTo(x - r, y);
+    ctx.lineTo(x + r, y);
+    ctx.moveTo(x, y - r);
+    ctx.lineTo(x, y + r);
+    ctx.stroke();
+    return;
   } else if (kind === 'offloaded') {
     ctx.rect(x - r * 0.75, y - r * 0.75, r * 1.5, r * 1.5);
   } else {
