@@ -27,8 +27,11 @@ export const LAYERS: Readonly<Record<string, readonly string[]>> = {
   gate: ['core', 'metrics'],
   report: ['core', 'metrics', 'gate', 'store', 'llm'],
   server: ['core', 'llm'],
-  // The package's public API (`import ... from 'ctxbench'`): the contract and what a strategy builds on.
-  sdk: ['core', 'strategies'],
+  // A strategy run inside an agent (`compact`, `ctxbench/ai-sdk`, `ctxbench/langchain`): the contract, the
+  // built-ins, and the message converters and usage checks of the backend edge; never the runner, store or CLI.
+  adapters: ['core', 'strategies', 'llm'],
+  // The package's public API (`import ... from 'ctxbench'`): the contract, what a strategy builds on, `compact`.
+  sdk: ['core', 'strategies', 'adapters'],
   cli: ['core', 'scenarios', 'strategies', 'llm', 'metrics', 'runner', 'store', 'gate', 'report', 'server'],
 };
 
@@ -83,6 +86,23 @@ describe('architecture', () => {
     };
     for (const file of graph.keys()) if (!state.has(file)) visit(file);
     expect(cycles).toEqual([]);
+  });
+
+  it("loads the agent frameworks (optional peer dependencies) only from their adapters' own entries", () => {
+    const framework = /^(ai|langchain|@langchain\/[^/]+)(\/|$)/;
+    const importers = [...graph.keys()].filter((file) => ts.preProcessFile(readFileSync(file, 'utf8'), true, true).importedFiles.some((f) => framework.test(f.fileName)));
+    expect(importers.map(rel).sort()).toEqual(['adapters/ai-sdk.ts', 'adapters/langchain.ts']);
+    // The AI SDK's types only: its adapter needs no `ai` at run time.
+    expect(readFileSync(path.join(SRC, 'adapters/ai-sdk.ts'), 'utf8')).toMatch(/^import type \{[^}]*\} from 'ai';$/m);
+    // `import 'ctxbench'` reaches neither entry.
+    const reached = new Set<string>();
+    const reach = (file: string): void => {
+      if (reached.has(file)) return;
+      reached.add(file);
+      graph.get(file)?.forEach(reach);
+    };
+    reach(path.join(SRC, 'sdk/index.ts'));
+    expect([...reached].map(rel).filter((file) => importers.map(rel).includes(file))).toEqual([]);
   });
 
   it('reads the imports it checks (a relative import that resolves nowhere is a typo here)', () => {

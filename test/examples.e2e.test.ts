@@ -24,7 +24,7 @@
  * - a command that cannot run here at all: a row in NOT_RUN, with the reason;
  * - a ```text block that shows no command's output (a diagram, a listing): a row in NOT_OUTPUT.
  */
-import { cpSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Command } from 'commander';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -185,8 +185,14 @@ describe.concurrent(`${README}: every example runs`, () => {
           expect(allowed, 'a ```text block with no <!-- output of: COMMAND --> before it: if it shows what a command prints, add the comment; if not, a row in NOT_OUTPUT').toBe(true);
           return;
         }
+        case 'code': {
+          expect(example.runBy, 'a ```ts block: name the test that runs it in <!-- run by: test/FILE.test.ts --> before it').toBeDefined();
+          const runBy = path.join(ROOT, example.runBy!);
+          expect(existsSync(runBy) && readFileSync(runBy, 'utf8').includes(README), `${example.runBy}: no test here reads ${README}`).toBe(true);
+          return;
+        }
         case 'unknown':
-          expect.fail(`a \`\`\`${example.language} block: give it a language this test runs (sh, yaml, json) or text`);
+          expect.fail(`a \`\`\`${example.language} block: give it a language this test runs (sh, yaml, json), ts (with the test that runs it) or text`);
       }
     }, 240_000);
   }
@@ -363,6 +369,8 @@ function title(example: Example): string {
       return `a ${example.language} file`;
     case 'text':
       return `a text block: ${example.text.split('\n')[0]}`;
+    case 'code':
+      return `a ts block, run by ${example.runBy ?? '(no test named)'}`;
     case 'unknown':
       return `a ${example.language} block`;
   }

@@ -15,10 +15,10 @@ import { createTokenCounter, type TokenCounter } from '../src/core/tokens.js';
 import { parseScenario, type Scenario } from '../src/scenarios/scenario.js';
 import type { ScenarioFileMessage } from '../src/scenarios/schema.js';
 import { select, type Selection } from '../src/strategies/index.js';
-import { defaultParams, paramEntries, type Params, type ParamSpec, type ParamValue, parseValue } from '../src/core/params.js';
 import type { Message } from '../src/core/messages.js';
 import { DEFAULT_REREAD_CAPS } from '../src/core/run-records.js';
 import type { AuxiliaryLlm, StrategyDefinition } from '../src/core/strategy.js';
+import { paramsFor } from './helpers/strategy-params.js';
 import { recordedReplay } from './helpers/replay.js';
 
 let counter: TokenCounter;
@@ -88,34 +88,6 @@ function spied(strategy: StrategyDefinition, asked: (readonly Message[])[]): Str
       };
     },
   };
-}
-
-/** Any value in a parameter's documented range. */
-function paramValue(spec: ParamSpec): fc.Arbitrary<ParamValue> {
-  switch (spec.kind) {
-    case 'fraction':
-      return fc.double({ min: 0.05, max: 1, noNaN: true });
-    case 'integer': {
-      const ints = fc.integer({ min: spec.min, max: Math.min(spec.max ?? spec.min + 20, spec.min + 20) });
-      return spec.unlimited ? fc.oneof(ints, fc.constant('unlimited')) : ints;
-    }
-    case 'boolean':
-      return fc.boolean();
-    case 'choice':
-      return fc.constantFrom(...spec.values);
-    case 'text': {
-      // Tool-name lists (the generator's tool names), kept to those the spec accepts.
-      const lists = [spec.default, '', 'bash', 'read_file,write_file', 'bash, str_replace_editor,search', 'unknown_tool'];
-      return fc.constantFrom(...new Set(lists.filter((v) => parseValue(spec, v) !== undefined)));
-    }
-  }
-}
-
-/** A strategy: any parameters in range; a preset: its own settings (what users run). */
-function paramsFor({ strategy, preset }: Selection): fc.Arbitrary<Params> {
-  if (preset) return fc.constant({ ...defaultParams(strategy.params), ...preset.params });
-  const record = Object.fromEntries(paramEntries(strategy.params).map((p) => [p.name, paramValue(p)]));
-  return fc.record(record).filter((p) => strategy.checkParams?.(p) === undefined) as fc.Arbitrary<Params>;
 }
 
 /**

@@ -23,7 +23,11 @@ export type ErrorCode =
   | 'WORKER_FAILED'
   | 'INTERRUPTED'
   /** Runs of a matrix ended with status `error`: they are saved, and --resume runs them again. */
-  | 'RUN_ERRORS';
+  | 'RUN_ERRORS'
+  /** Messages an agent handed an adapter that no model accepts (a tool result without its call...). */
+  | 'MESSAGES_INVALID'
+  /** A strategy an adapter runs ended the run instead of sending (max restarts reached, ...): the agent stops. */
+  | 'STRATEGY_STOPPED';
 
 export class CtxbenchError extends Error {
   constructor(

@@ -95,30 +95,35 @@ export function fromOpenAiToolCalls(calls: readonly ChatCompletionMessageToolCal
 }
 
 /**
+ * One OpenAI request message as ours, with id `id`. A result takes its name from the call it answers
+ * (`callNames`: call id -> tool name, filled here from each assistant message's calls, in order).
+ */
+export function fromOpenAiMessage(p: ChatCompletionMessageParam, id: string, callNames: Map<string, string>): Message {
+  switch (p.role) {
+    case 'system':
+    case 'developer':
+      return systemMessage({ id, content: textOf(p.content) });
+    case 'user':
+      return userMessage({ id, content: textOf(p.content) });
+    case 'assistant': {
+      const toolCalls = fromOpenAiToolCalls(p.tool_calls);
+      toolCalls.forEach((c) => callNames.set(c.id, c.name));
+      return assistantMessage({ id, content: textOf(p.content), toolCalls });
+    }
+    case 'tool':
+      return toolMessage({ id, toolCallId: p.tool_call_id, name: callNames.get(p.tool_call_id) ?? '', content: textOf(p.content) });
+    case 'function':
+      return toolMessage({ id, toolCallId: p.name, name: p.name, content: p.content ?? '' });
+  }
+}
+
+/**
  * An OpenAI request's messages as ours (for servers and round trips). Message ids are
  * `${idPrefix}${index}`; a result takes its name from the call it answers.
  */
 export function fromOpenAiMessages(params: readonly ChatCompletionMessageParam[], idPrefix = 'm'): Message[] {
   const callNames = new Map<string, string>();
-  return params.map((p, index): Message => {
-    const id = `${idPrefix}${index}`;
-    switch (p.role) {
-      case 'system':
-      case 'developer':
-        return systemMessage({ id, content: textOf(p.content) });
-      case 'user':
-        return userMessage({ id, content: textOf(p.content) });
-      case 'assistant': {
-        const toolCalls = fromOpenAiToolCalls(p.tool_calls);
-        toolCalls.forEach((c) => callNames.set(c.id, c.name));
-        return assistantMessage({ id, content: textOf(p.content), toolCalls });
-      }
-      case 'tool':
-        return toolMessage({ id, toolCallId: p.tool_call_id, name: callNames.get(p.tool_call_id) ?? '', content: textOf(p.content) });
-      case 'function':
-        return toolMessage({ id, toolCallId: p.name, name: p.name, content: p.content ?? '' });
-    }
-  });
+  return params.map((p, index) => fromOpenAiMessage(p, `${idPrefix}${index}`, callNames));
 }
 
 // ---------------------------------------------------------------- Ollama

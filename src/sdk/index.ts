@@ -1,7 +1,9 @@
 /**
  * `import ... from 'ctxbench'`: the public API, for people who write a strategy of their own, test it
  * against ctxbench's rules, or run one in an agent. It is the contract the built-in strategies use
- * (README "Write your own strategy"): what is exported here is what a built-in sees, nothing more.
+ * (README "Write your own strategy"): what is exported here is what a built-in sees, nothing more,
+ * and `compact` over OpenAI chat messages (README "Use a strategy in your agent"; the AI SDK's and
+ * LangChain's adapters are the entries `ctxbench/ai-sdk` and `ctxbench/langchain`).
  */
 
 // The strategy contract.
@@ -84,3 +86,8 @@ export { createOffloadStore, type OffloadStore } from '../core/offload-store.js'
 // The built-in strategies and presets, to compare with or build on.
 export { getStrategy, PRESET_NAMES, STRATEGIES, STRATEGY_NAMES } from '../strategies/index.js';
 export { definePreset, PRESETS, type Preset } from '../strategies/presets.js';
+
+// A strategy inside an agent: over OpenAI chat messages (the frameworks' adapters have entries of their own).
+export { compact, createCompactor, type CompactOptions, type CompactResult, type Compactor } from '../adapters/openai.js';
+export { CompactionStopped, type CompactionSettings } from '../adapters/compaction-run.js';
+export type { StrategyChoice, StrategyOptions } from '../adapters/strategy-choice.js';

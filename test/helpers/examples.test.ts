@@ -29,6 +29,14 @@ describe('markdownExamples', () => {
     ]);
   });
 
+  it('a ts block is code a test of its own runs, named in the comment before it', () => {
+    const text = md('Use it:', '', '<!-- run by: test/adapter-examples.test.ts -->', '```ts', "import { compact } from 'ctxbench';", '```', '```ts', 'x', '```');
+    expect(markdownExamples(text, 'R.md')).toEqual([
+      { kind: 'code', where: 'R.md:4', runBy: 'test/adapter-examples.test.ts' },
+      { kind: 'code', where: 'R.md:7', runBy: undefined },
+    ]);
+  });
+
   it('a block after <!-- output of: ... --> is the output of its commands, one a line, with their exit codes', () => {
     const single = md('Prints:', '', '<!-- output of: npx bench run --window 32k -->', '```text', 'strategy  runs', '...', '```');
     expect(markdownExamples(single, 'R.md')).toEqual([{ kind: 'output', where: 'R.md:4', commands: [{ text: 'npx bench run --window 32k', exit: 0 }], text: 'strategy  runs\n...' }]);

@@ -11,7 +11,9 @@
  *   commands: one a line inside the comment); a `...` line in it stands for lines left out;
  * - a yaml/json block that is a file the commands after it read (a tolerance file, say) follows
  *   `<!-- file: PATH -->`; without it, a yaml/json block is a scenario file when it has `ctxbench:`, a
- *   GitHub Actions workflow when it has `jobs:`, and a config file (ctxbench.config.yaml) otherwise.
+ *   GitHub Actions workflow when it has `jobs:`, and a config file (ctxbench.config.yaml) otherwise;
+ * - a `ts` block (code a user writes against the package) is run by a test of its own, which it names
+ *   in the comment before it: `<!-- run by: test/FILE.test.ts -->`.
  */
 
 /** One command line as a user types it: its trailing comment removed, the exit code it expects. */
@@ -31,11 +33,14 @@ export type Example =
   | { readonly kind: 'output'; readonly where: string; readonly commands: readonly ExampleCommand[]; readonly text: string }
   /** A text block that shows no command's output (a diagram, a listing). */
   | { readonly kind: 'text'; readonly where: string; readonly text: string }
+  /** TypeScript a user writes against the package; `runBy`: the test that runs it, as its comment names it. */
+  | { readonly kind: 'code'; readonly where: string; readonly runBy: string | undefined }
   | { readonly kind: 'unknown'; readonly where: string; readonly language: string };
 
 const SHELL = new Set(['sh', 'bash', 'shell']);
 const OUTPUT_MARKER = /<!--\s*output of:([\s\S]*?)-->\s*$/;
 const FILE_MARKER = /<!--\s*file:\s*(\S+)\s*-->\s*$/;
+const RUN_BY_MARKER = /<!--\s*run by:\s*(\S+)\s*-->\s*$/;
 
 /** Every example of a markdown file, in document order; `file` names where each is (`README.md:27`). */
 export function markdownExamples(markdown: string, file: string): Example[] {
@@ -73,6 +78,7 @@ function blockExample(language: string, body: string, where: string, before: str
   const data = language === 'yml' ? 'yaml' : language;
   if (data === 'yaml' || data === 'json') return { kind: 'data', where, language: data, text: body, ...(file ? { file } : {}) };
   if (language === 'text' || language === '') return { kind: 'text', where, text: body };
+  if (language === 'ts' || language === 'typescript') return { kind: 'code', where, runBy: RUN_BY_MARKER.exec(before)?.[1] };
   return { kind: 'unknown', where, language };
 }
 

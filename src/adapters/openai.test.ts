@@ -1,0 +1,110 @@
+import type { ChatCompletionMessageParam } from 'openai/resources/chat/completions';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { agentConversation, conversationScenario, plain } from '../../test/helpers/agent-conversation.js';
+import { recordedReplay } from '../../test/helpers/replay.js';
+import { CtxbenchError } from '../core/errors.js';
+import { checkPairing } from '../core/pairing.js';
+import { createTokenCounter, type TokenCounter } from '../core/tokens.js';
+import { fromOpenAiMessages, toOpenAiMessages } from '../llm/convert.js';
+import { compact, createCompactor } from './openai.js';
+import { chooseStrategy } from './strategy-choice.js';
+
+let counter: TokenCounter;
+beforeAll(async () => {
+  counter = await createTokenCounter('o200k_base');
+});
+
+type Chat = ChatCompletionMessageParam;
+
+const PLAYED = agentConversation(60);
+const SCENARIO = conversationScenario(PLAYED);
+/** The conversation as an `openai` SDK user holds it, and where each request is sent (before each assistant turn). */
+const CONVERSATION: Chat[] = toOpenAiMessages(SCENARIO.messages);
+const REQUESTS = CONVERSATION.flatMap((m, i) => (m.role === 'assistant' ? [i] : []));
+
+const error = async (promise: Promise<unknown>): Promise<string> => {
+  const e = await promise.then(() => undefined, (x: unknown) => x);
+  expect(e).toBeInstanceOf(CtxbenchError);
+  return (e as Error).message;
+};
+
+describe('compact / createCompactor (OpenAI chat messages)', () => {
+  it('an agent loop sends what bench run sends, step by step, every context well-paired', async () => {
+    const window = 16_000;
+    const compactor = createCompactor({ strategy: 'masking', window });
+    const sent: Chat[][] = [];
+    for (const end of REQUESTS) sent.push((await compactor.compact(CONVERSATION.slice(0, end))).messages);
+
+    const { strategy, params } = chooseStrategy({ strategy: 'masking' });
+    const { run, requests } = await recordedReplay({ scenario: SCENARIO, strategy, params, counter, model: 'gpt-4o', window, batchId: 'openai' });
+    expect(run.summary.status).toBe('completed');
+    const replayed = requests.filter((r) => r.purpose === 'agent').map((r) => r.messages.map(plain));
+    expect(sent.map((messages) => fromOpenAiMessages(messages).map(plain))).toEqual(replayed);
+    for (const messages of sent) expect(checkPairing(fromOpenAiMessages(messages), { request: true })).toEqual([]);
+    expect(sent.some((messages, i) => messages.length < REQUESTS[i]!)).toBe(true);
+  });
+
+  it("gives back the caller's own objects for what the strategy kept, and edited copies for what it changed", async () => {
+    const messages = CONVERSATION.slice(0, REQUESTS[20]);
+    const result = await compact(messages, { strategy: 'clear-tool-results', params: { triggerTokens: 0, keep: 2 }, window: 100_000 });
+    const masked = result.messages.filter((m) => !messages.includes(m));
+    expect(masked.length).toBeGreaterThan(0);
+    expect(masked.every((m) => m.role === 'tool')).toBe(true);
+    for (const m of masked as Extract<Chat, { role: 'tool' }>[]) {
+      const original = messages.find((o) => o.role === 'tool' && o.tool_call_id === m.tool_call_id)!;
+      expect(m.content).not.toEqual(original.content);
+    }
+    expect(result.events.filter((e) => e.kind === 'masked')).toHaveLength(masked.length);
+    expect(result.tokens).toBeLessThan(counter.countContext(fromOpenAiMessages(messages)));
+  });
+
+  it('reads content given as parts, and keeps such a message as it was (its images too)', async () => {
+    const question: Chat = {
+      role: 'user',
+      content: [
+        { type: 'text', text: 'What is in ' },
+        { type: 'image_url', image_url: { url: 'data:image/png;base64,AAAA' } },
+        { type: 'text', text: 'this picture?' },
+      ],
+    };
+    const result = await compact([{ role: 'system', content: 'Be brief.' }, question], { strategy: 'masking', window: 10_000 });
+    expect(result.messages[1]).toBe(question);
+    expect(result.tokens).toBe(counter.countContext(fromOpenAiMessages([{ role: 'system', content: 'Be brief.' }, { role: 'user', content: 'What is in this picture?' }])));
+  });
+
+  it('hands the strategy the usage the provider reported for the previous request', async () => {
+    const compactor = createCompactor({ strategy: 'masking', params: { measure: 'last-prompt' }, window: 16_000 });
+    await compactor.compact(CONVERSATION.slice(0, REQUESTS[0]));
+    // A provider that counted the whole window: masking's last-prompt measure masks at once.
+    const next = await compactor.compact(CONVERSATION.slice(0, REQUESTS[3]), { usage: { prompt_tokens: 16_000, completion_tokens: 20, total_tokens: 16_020 } });
+    expect(next.events.map((e) => e.kind)).toContain('wind_down');
+    const bad = await createCompactor({ strategy: 'raw', window: 16_000 });
+    await bad.compact(CONVERSATION.slice(0, REQUESTS[0]));
+    const warned = await bad.compact(CONVERSATION.slice(0, REQUESTS[1]), { usage: { prompt_tokens: -1, completion_tokens: 2, total_tokens: 1 } });
+    expect(warned.events.map((e) => e.detail)).toEqual([expect.stringMatching(/^usage\.prompt_tokens = -1 is not a token count .*: ignored, ctxbench's count used$/)]);
+  });
+
+  it('asks the llm it is given for summaries, in OpenAI messages', async () => {
+    const asked: Chat[][] = [];
+    const compactor = createCompactor({ strategy: 'summarization', window: 16_000, llm: async (messages) => (asked.push(messages), 'SUMMARY: all modules checked.') });
+    let last: Chat[] = [];
+    for (const end of REQUESTS) last = (await compactor.compact(CONVERSATION.slice(0, end))).messages;
+    expect(asked.length).toBeGreaterThan(0);
+    expect(asked[0]![0]).toMatchObject({ role: 'system' });
+    expect(last.some((m) => typeof m.content === 'string' && m.content.includes('SUMMARY: all modules checked.'))).toBe(true);
+  });
+
+  describe('bad input is one line naming it', () => {
+    it.each([
+      [[{ role: 'system', content: 'x' }, { role: 'bot', content: 'hi' }], 'messages[1]: role "bot" is not one of system, developer, user, assistant, tool, function'],
+      [[{ role: 'user', content: 'x' }, { role: 'tool', tool_call_id: 'nowhere', content: '?' }], 'messages[1]: breaks tool-call pairing, which no model accepts: unmatched_tool_result at [1]: no call with id nowhere in the context'],
+    ])('%j', async (messages, message) => {
+      expect(await error(compact(messages as Chat[], { strategy: 'masking', window: 1000 }))).toBe(message);
+    });
+
+    it('an unknown strategy or parameter', async () => {
+      expect(await error(compact([], { strategy: 'maskng', window: 1000 }))).toMatch(/^strategy: unknown strategy "maskng"/);
+      expect(await error(compact([], { strategy: 'masking', params: { softThreshold: 2 }, window: 1000 }))).toBe('params.softThreshold: 2 is not a fraction in (0, 1]');
+    });
+  });
+});
