@@ -1,0 +1,108 @@
+/**
+ * An outside strategy: `--strategy ./my-strategy.ts` (or .mts, .js, .mjs). TypeScript loads without a
+ * build step through tsx's `tsImport`, which compiles the file and what it imports for this import
+ * only (no process-wide hook). The file's default export (or its export named `strategy`) must be
+ * what `defineStrategy` returns.
+ *
+ * Its runs carry the file's name and a digest of its source, so the gate names a changed strategy
+ * as a change instead of comparing it with the old numbers as if nothing happened.
+ */
+import { createHash } from 'node:crypto';
+import { readFileSync, statSync } from 'node:fs';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { CtxbenchError } from '../core/errors.js';
+import { specProblem, type ParamSpecs } from '../core/params.js';
+import type { StrategyDefinition } from '../core/strategy.js';
+
+const EXTENSIONS = ['.ts', '.mts', '.js', '.mjs'] as const;
+
+/** Where a strategy loaded from a file came from: plain data, so a worker thread can load it again. */
+export interface StrategyFile {
+  /** Absolute path. */
+  readonly path: string;
+  /** What the user typed, for messages. */
+  readonly given: string;
+  /** sha256 of the file's bytes, hex, first 12 characters. */
+  readonly digest: string;
+}
+
+export interface LoadedStrategyFile {
+  readonly strategy: StrategyDefinition;
+  readonly file: StrategyFile;
+}
+
+/** True when a `--strategy` value names a file rather than a built-in: it has a path separator or a script extension. */
+export function isStrategyPath(value: string): boolean {
+  return value.includes('/') || value.includes('\\') || EXTENSIONS.some((ext) => value.endsWith(ext));
+}
+
+/** The first 12 hex characters of the sha256 of `source`: enough to tell two versions of a file apart. */
+export const sourceDigest = (source: string | Buffer): string => createHash('sha256').update(source).digest('hex').slice(0, 12);
+
+/** Reads, digests and imports the strategy file `given` (relative to `cwd`). Every failure is one line naming the file. */
+export async function loadStrategyFile(given: string, cwd = process.cwd()): Promise<LoadedStrategyFile> {
+  const absolute = path.resolve(cwd, given);
+  const fail = (problem: string): CtxbenchError => new CtxbenchError('STRATEGY_INVALID', `--strategy ${given}: ${problem}`);
+  if (!EXTENSIONS.some((ext) => absolute.endsWith(ext))) throw fail(`not a strategy file (expected ${EXTENSIONS.join(', ')})`);
+  let source: Buffer;
+  try {
+    if (!statSync(absolute).isFile()) throw fail('not a file');
+    source = readFileSync(absolute);
+  } catch (error) {
+    if (error instanceof CtxbenchError) throw error;
+    throw fail('no such file');
+  }
+  const file: StrategyFile = { path: absolute, given, digest: sourceDigest(source) };
+  return { strategy: await importStrategy(file, fail), file };
+}
+
+async function importStrategy(file: StrategyFile, fail: (problem: string) => CtxbenchError): Promise<StrategyDefinition> {
+  let module: Record<string, unknown>;
+  try {
+    module = isTypeScript(file.path) ? await importTypeScript(file.path) : await import(pathToFileURL(file.path).href);
+  } catch (error) {
+    throw fail(`cannot load it: ${firstLine(error)}`);
+  }
+  const exported = pickExport(module);
+  const problem = definitionProblem(exported);
+  if (problem !== undefined) throw fail(problem);
+  return exported as StrategyDefinition;
+}
+
+const isTypeScript = (file: string): boolean => file.endsWith('.ts') || file.endsWith('.mts');
+
+async function importTypeScript(file: string): Promise<Record<string, unknown>> {
+  // tsx is loaded on first use only: runs of built-in strategies never pay for it.
+  const { tsImport } = await import('tsx/esm/api');
+  return (await tsImport(pathToFileURL(file).href, import.meta.url)) as Record<string, unknown>;
+}
+
+/** The default export, or the export named `strategy`; a module compiled from CommonJS nests them once more under `default`. */
+function pickExport(module: Record<string, unknown>): unknown {
+  const nested = isObject(module.default) ? module.default : {};
+  const candidates = [module.default, module.strategy, nested.default, nested.strategy];
+  return candidates.find((c) => isObject(c) && 'create' in c) ?? candidates.find((c) => isObject(c) && 'name' in c);
+}
+
+const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null;
+
+/** Why `value` is not a strategy definition, or undefined when it is one. */
+export function definitionProblem(value: unknown): string | undefined {
+  if (!isObject(value)) return 'exports no strategy (export default defineStrategy({ ... }))';
+  if (typeof value.name !== 'string' || !/^[a-z0-9][a-z0-9._-]*$/i.test(value.name)) return 'its strategy needs a name of letters, digits, ".", "_" or "-"';
+  if (typeof value.summary !== 'string') return `strategy ${value.name}: needs a summary (one line for bench strategies)`;
+  if (typeof value.create !== 'function') return `strategy ${value.name}: needs create(params) returning { beforeRequest }`;
+  if (typeof value.thresholds !== 'function') return `strategy ${value.name}: build it with defineStrategy (thresholds missing)`;
+  if (!isObject(value.params)) return `strategy ${value.name}: params must be an object of parameter specs`;
+  for (const [name, spec] of Object.entries(value.params as ParamSpecs)) {
+    const problem = isObject(spec) ? specProblem(name, spec) : `${name}: not a parameter spec`;
+    if (problem !== undefined) return `strategy ${value.name}: parameter ${problem}`;
+  }
+  return undefined;
+}
+
+function firstLine(error: unknown): string {
+  const text = error instanceof Error ? error.message : String(error);
+  return text.split('\n').find((line) => line.trim() !== '')?.trim() ?? 'unknown error';
+}
