@@ -45,7 +45,7 @@ describe('loadStrategyFile', () => {
   ])('%s fails with one line naming the file', async (name, source, problem) => {
     const dir = tempFolder();
     if (source !== '') writeFileSync(path.join(dir, name), source);
-    const error = await loadStrategyFile(`./${name}`, dir).catch((e: unknown) => e as Error);
+    const error = await loadStrategyFile(`./${name}`, dir).then(() => new Error("loaded"), (e: unknown) => e as Error);
     expect(error).toBeInstanceOf(Error);
     expect(error.message).toContain(`--strategy ./${name}: `);
     expect(error.message).toContain(problem);
