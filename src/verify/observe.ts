@@ -37,6 +37,8 @@ export interface InPlaceEdit {
   readonly step: number;
   readonly hook: 'beforeRequest' | 'afterResponse';
   readonly detail: string;
+  /** The messages the hook was given. */
+  readonly given: readonly Message[];
 }
 
 export interface Observation {
@@ -105,7 +107,7 @@ export async function observe(strategy: StrategyDefinition, c: VerifyCase, count
 
   /** Runs one hook with its input list and every message seen so far watched; a frozen write is an edit. */
   const watched = async <T>(hook: InPlaceEdit['hook'], step: number, given: readonly Message[], call: () => T | Promise<T>, sent: (out: T) => readonly Message[]): Promise<T> => {
-    const edit = (detail: string | undefined): void => void (detail !== undefined && edits.push({ step, hook, detail }));
+    const edit = (detail: string | undefined): void => void (detail !== undefined && edits.push({ step, hook, detail, given: [...given] }));
     edit(watch.recheck());
     edit(watch.see(given));
     const list = [...given];

@@ -72,7 +72,7 @@ export const inPlace: Property = {
   replays: 1,
   judge(_c, [seen]) {
     const edit = seen!.edits[0];
-    if (edit) return { rule: `in-place edit in ${edit.hook}: ${edit.detail}`, step: edit.step, purpose: 'agent', messages: lastAsked(seen!, edit.step) };
+    if (edit) return { rule: `in-place edit in ${edit.hook}: ${edit.detail}`, step: edit.step, purpose: `given to ${edit.hook}`, messages: edit.given };
     return threw(seen!);
   },
 };
@@ -145,12 +145,9 @@ export const deterministic: Property = {
 function firstDifference(x: Observation['asked'][number], y: Observation['asked'][number]): string {
   if (x.purpose !== y.purpose || x.step !== y.step) return `${x.purpose} at step ${x.step}, then ${y.purpose} at step ${y.step}`;
   const i = x.messages.findIndex((m, k) => wire([m]) !== wire(y.messages.slice(k, k + 1)));
-  return i < 0 ? `${x.messages.length} messages, then ${y.messages.length}` : `message [${i}] (${x.messages[i]!.id}) differs`;
-}
-
-/** The agent context asked for at `step`, or the last one before it: what the edit was made around. */
-function lastAsked(seen: Observation, step: number): readonly Message[] | undefined {
-  return seen.asked.filter((a) => a.purpose === 'agent' && a.step <= step).at(-1)?.messages;
+  if (i < 0) return `${x.messages.length} messages, then ${y.messages.length}`;
+  const shown = (m: Message | undefined): string => (m === undefined ? 'none' : JSON.stringify(m.content.length > 40 ? `${m.content.slice(0, 40)}...` : m.content));
+  return `message [${i}] (${x.messages[i]!.id}) is ${shown(x.messages[i])}, then ${shown(y.messages[i])}`;
 }
 
 /** Every property, in the order `bench verify` checks and prints them. */

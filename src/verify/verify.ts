@@ -1,7 +1,7 @@
 /**
  * `bench verify`: the properties (properties.ts) run by fast-check over generated cases against one
- * strategy at one parameter setting. A failing property is shrunk to a small case and judged again
- * there, so what is reported is the shrunk counterexample's broken rule and messages.
+ * strategy at one parameter setting. A failing property is shrunk to a small case: what is reported
+ * is the shrunk counterexample's broken rule and messages.
  */
 import fc from 'fast-check';
 import type { Params } from '../core/params.js';
@@ -38,8 +38,12 @@ export interface PropertyOutcome {
   readonly failure?: { readonly broken: Broken; readonly case: VerifyCase; readonly shrinks: number } | undefined;
 }
 
-/** Thrown inside a property so fast-check sees the case fail. */
-class BrokenRule extends Error {}
+/** Thrown inside a property so fast-check sees the case fail; it carries what broke. */
+class BrokenRule extends Error {
+  constructor(readonly broken: Broken) {
+    super(broken.rule);
+  }
+}
 
 /** Checks each property in turn with the same seed; every one runs, whatever the others found. */
 export async function verifyStrategy(options: VerifyOptions): Promise<PropertyOutcome[]> {
@@ -51,7 +55,7 @@ export async function verifyStrategy(options: VerifyOptions): Promise<PropertyOu
     options.onProperty?.(property, index, properties.length);
     const run = fc.asyncProperty(cases, async (c) => {
       const broken = await checkCase(property, strategy, c, counter);
-      if (broken) throw new BrokenRule(broken.rule);
+      if (broken) throw new BrokenRule(broken);
     });
     const details = await fc.check(run, { numRuns: runs, seed });
     if (!details.failed || details.counterexample === null) {
@@ -59,8 +63,9 @@ export async function verifyStrategy(options: VerifyOptions): Promise<PropertyOu
       continue;
     }
     const [shrunk] = details.counterexample;
-    // Judged again on the shrunk case: its own broken rule and messages (deterministic for a sound strategy).
-    const broken = (await checkCase(property, strategy, shrunk, counter)) ?? { rule: String((details.errorInstance as Error)?.message ?? details.errorInstance) };
+    // fast-check keeps the error of the last failing run: the shrunk case's. Anything else thrown is a bug here or in the runner.
+    const error = details.errorInstance;
+    const broken = error instanceof BrokenRule ? error.broken : { rule: `the check itself failed: ${error instanceof Error ? error.message : String(error)}` };
     outcomes.push({ property, cases: details.numRuns, failure: { broken, case: shrunk, shrinks: details.numShrinks } });
   }
   return outcomes;

@@ -66,11 +66,12 @@ export function outcomeText({ property, cases, failure }: PropertyOutcome, repro
   const lines = [
     `FAIL  ${property.name}: ${property.title}`,
     `  rule broken: ${broken.rule}`,
-    `  case (shrunk ${shrinks} times, after ${cases} cases): ${c.scenario.messages.length} messages, ${agentSteps} agent steps, window ${c.window}, ${c.reactive ? 'reactive' : 'forced'} replay`,
+    `  counterexample (case ${cases} failed, shrunk ${shrinks} times): ${c.scenario.messages.length} messages, ${agentSteps} agent steps, window ${c.window}, ${c.reactive ? 'reactive' : 'forced'} replay`,
   ];
   if (broken.messages) {
     const at = broken.step === undefined ? '' : ` at step ${broken.step}`;
-    lines.push(`  ${broken.purpose ?? 'agent'} request${at}, ${broken.messages.length} messages:`, ...broken.messages.map((m, i) => `    ${messageLine(m, i)}`));
+    const what = broken.purpose?.startsWith('given to') ? `messages ${broken.purpose}${at}` : `${broken.purpose ?? 'agent'} request${at}`;
+    lines.push(`  ${what}, ${broken.messages.length} messages:`, ...broken.messages.map((m, i) => `    ${messageLine(m, i)}`));
   }
   lines.push(`  reproduce: ${reproduce}`);
   return `${lines.map(printable).join('\n')}\n`;
