@@ -4,12 +4,13 @@
  * counterexample (the rule broken, the step, the messages of that request) and the command that
  * reproduces it. Ends with EXIT_CODES.propertyBroken when any property fails.
  */
+import { CtxbenchError } from '../../core/errors.js';
 import { parseAssignment, resolveParams } from '../../core/params.js';
 import type { Message } from '../../core/messages.js';
 import { createTokenCounter } from '../../core/tokens.js';
 import { isStrategyPath, loadStrategyFile } from '../../runner/strategy-file.js';
 import { PRESETS } from '../../strategies/presets.js';
-import { select, type Selection } from '../../strategies/index.js';
+import { PRESET_NAMES, select, STRATEGIES, STRATEGY_NAMES, type Selection } from '../../strategies/index.js';
 import { verifyStrategy, type PropertyOutcome } from '../../verify/verify.js';
 import { EXIT_CODES, ExitWith } from '../exit-codes.js';
 import { parseEncoding, parseWhole } from '../options.js';
@@ -30,7 +31,9 @@ const CLIP = 60;
 /** A built-in strategy or preset by name, or a strategy file. */
 async function selectionOf(given: string): Promise<Selection> {
   if (isStrategyPath(given)) return { name: given, strategy: (await loadStrategyFile(given)).strategy };
-  return PRESETS[given] ? select([], [given])[0]! : select([given])[0]!;
+  if (PRESETS[given]) return select([], [given])[0]!;
+  if (STRATEGIES[given]) return select([given])[0]!;
+  throw new CtxbenchError('STRATEGY_UNKNOWN', `verify ${given}: unknown strategy (strategies: ${STRATEGY_NAMES.join(', ')}; presets: ${PRESET_NAMES.join(', ')}; or a strategy file, ./my-strategy.ts)`);
 }
 
 export async function verifyCommand(given: string, options: VerifyCommandOptions): Promise<void> {
