@@ -32,7 +32,9 @@ export const LAYERS: Readonly<Record<string, readonly string[]>> = {
   adapters: ['core', 'strategies', 'llm'],
   // The package's public API (`import ... from 'ctxbench'`): the contract, what a strategy builds on, `compact`.
   sdk: ['core', 'strategies', 'adapters'],
-  cli: ['core', 'scenarios', 'strategies', 'llm', 'metrics', 'runner', 'store', 'gate', 'report', 'server'],
+  // The project's properties as functions over a strategy (`bench verify`, the property tests): generated cases replayed by the runner.
+  verify: ['core', 'scenarios', 'strategies', 'llm', 'metrics', 'runner'],
+  cli: ['core', 'scenarios', 'strategies', 'llm', 'metrics', 'runner', 'verify', 'store', 'gate', 'report', 'server'],
 };
 
 function sourceFiles(dir: string): string[] {

@@ -16,7 +16,7 @@ import { parseScenario, turns, type Scenario } from '../src/scenarios/scenario.j
 import type { ScenarioFileMessage } from '../src/scenarios/schema.js';
 import { select } from '../src/strategies/index.js';
 import { recordedReplay } from './helpers/replay.js';
-import { paramsFor } from './helpers/strategy-params.js';
+import { paramsFor } from '../src/verify/generators.js';
 
 let counter: TokenCounter;
 beforeAll(async () => {

@@ -26,6 +26,7 @@
  */
 import { cpSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { pathToFileURL } from 'node:url';
 import type { Command } from 'commander';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse as parseYaml } from 'yaml';
@@ -83,6 +84,13 @@ const FILES: readonly { path: string; from?: string; text?: string; why: string 
     why: "the README's malformed scenario: a tool call id that is a number",
   },
   { path: 'afile', text: '', why: 'a file where --db wants a folder' },
+  { path: 'examples/strategies/broken-drops-results.ts', from: path.join(ROOT, 'examples/strategies/broken-drops-results.ts'), why: "the repository's broken example strategy, as in a checkout" },
+  {
+    path: 'node_modules/ctxbench/index.js',
+    text: `export * from ${JSON.stringify(pathToFileURL(path.join(ROOT, 'dist/sdk/index.js')).href)};\n`,
+    why: "ctxbench as installed, for a strategy file's `import ... from 'ctxbench'`: the built package itself",
+  },
+  { path: 'node_modules/ctxbench/package.json', text: JSON.stringify({ name: 'ctxbench', type: 'module', exports: './index.js' }), why: 'the same' },
 ];
 
 /** bench commands that make what examples read before anything produced it (a database of main, baselines). */

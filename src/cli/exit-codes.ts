@@ -18,6 +18,8 @@ export const EXIT_CODES = {
   regressions: 100,
   /** `bench check` could not compare like with like: baseline runs missing, configurations changed. */
   incomparable: 101,
+  /** `bench verify` found a property the strategy breaks (its shrunk counterexample printed). */
+  propertyBroken: 102,
   /** Interrupted by Ctrl-C (SIGINT), finished runs kept: what shells report for it (128 + 2). */
   interrupted: 130,
   /** Stopped by SIGTERM (a CI cancellation), finished runs kept: 128 + 15. */
@@ -34,6 +36,7 @@ export const EXIT_CODE_MEANINGS: Readonly<Record<keyof typeof EXIT_CODES, string
   runErrors: 'some runs ended with status error (a backend failure outlasted the retries); --resume runs them again',
   regressions: 'bench check found regressions against the baseline',
   incomparable: 'bench check could not compare like with like (baseline runs missing, configurations changed)',
+  propertyBroken: 'bench verify found a property the strategy breaks (the shrunk counterexample is printed)',
   interrupted: 'interrupted by Ctrl-C (SIGINT): finished runs kept, --resume runs the rest',
   terminated: 'stopped by SIGTERM (e.g. a CI cancellation): finished runs kept, --resume runs the rest',
 };

@@ -29,6 +29,9 @@ export function parseWhole(flag: string, value: string, { min, max }: { readonly
 /** `bench scenarios gen --count`: how many scenarios one call writes. */
 export const GEN_COUNT = { min: 1, max: 1000, default: 1 } as const;
 
+/** `bench verify --runs`: generated cases per property by default, so the built-ins pass in a few seconds each. */
+export const VERIFY_RUNS = 50;
+
 /** `--count K`: a whole number in GEN_COUNT's range; GEN_COUNT.default when absent. */
 export function parseGenCount(value: string | undefined): number {
   if (value === undefined) return GEN_COUNT.default;

@@ -16,7 +16,7 @@ import { DEFAULT_MODELS } from '../server/models.js';
 import { FAULT_KINDS } from '../server/types.js';
 import { EXIT_CODES, exitCodesHelp } from './exit-codes.js';
 import type { MatrixCommandContext } from './matrix-command.js';
-import { collect, GEN_COUNT } from './options.js';
+import { collect, GEN_COUNT, VERIFY_RUNS } from './options.js';
 import { CONFIG_FILES, DEFAULT_DB, DEFAULT_REPORT, TOLERANCE_FILES, VERSION } from './paths.js';
 
 /** What a `--json` flag says it prints (the README's "JSON output" lists each document's fields). */
@@ -118,6 +118,23 @@ export function buildProgram(entry: ProgramEntry): Command {
     .description('List strategies with their parameters, defaults and ranges.')
     .option('--json', jsonHelp("every strategy's parameters, every preset's settings"))
     .action(async (opts) => (await import('./commands/strategies.js')).strategiesCommand(opts));
+
+  program
+    .command('verify')
+    .description(
+      `Check a strategy (built-in, preset or ./file.ts) against the project's properties over generated cases: pairing of every request sent, no in-place edits, the context fits, deterministic. Prints each property with pass or FAIL and the shrunk counterexample; exit ${EXIT_CODES.propertyBroken} when one breaks.`,
+    )
+    .argument('<strategy>', 'a built-in strategy or preset name, or a strategy file (./my-strategy.ts, .mts, .js, .mjs)')
+    .option('--runs <n>', 'generated cases per property', String(VERIFY_RUNS))
+    .option('--seed <n>', 'seed of the generated cases (default: a new one, printed, to reproduce a failure)')
+    .option('-p, --param <name=value>', 'strategy parameter, as bench run takes it; repeatable', collect, [])
+    .addOption(new Option('--encoding <name>', 'tokenizer for local counts').default(DEFAULT_ENCODING))
+    .addHelpText(
+      'after',
+      `\nExit codes: ${EXIT_CODES.ok} every property holds, ${EXIT_CODES.propertyBroken} a property is broken, ${EXIT_CODES.userError} error (unknown strategy, a file that is no strategy).\n` +
+        '\nExamples:\n  bench verify masking --runs 20 --seed 1\n  bench verify window --param keepLast=4 --runs 20',
+    )
+    .action(async (strategy: string, opts) => (await import('./commands/verify.js')).verifyCommand(strategy, opts));
 
   program
     .command('cache')

@@ -1,0 +1,72 @@
+/**
+ * `bench verify`: the properties (properties.ts) run by fast-check over generated cases against one
+ * strategy at one parameter setting. A failing property is shrunk to a small case: what is reported
+ * is the shrunk counterexample's broken rule and messages.
+ */
+import fc from 'fast-check';
+import type { Params } from '../core/params.js';
+import type { StrategyDefinition } from '../core/strategy.js';
+import type { TokenCounter } from '../core/tokens.js';
+import { triggerOf, workload } from './generators.js';
+import type { VerifyCase } from './observe.js';
+import { checkCase, PROPERTIES, type Broken, type Property } from './properties.js';
+
+/** Generated cases for one parameter setting (or any, from `params`). */
+export function verifyCases(params: fc.Arbitrary<Params>, triggerTokens = 0): fc.Arbitrary<VerifyCase> {
+  const { history, window } = workload(triggerTokens);
+  return fc.record({ scenario: history, params, window, reactive: fc.boolean() });
+}
+
+export interface VerifyOptions {
+  readonly strategy: StrategyDefinition;
+  readonly params: Params;
+  readonly counter: TokenCounter;
+  /** Cases per property. */
+  readonly runs: number;
+  readonly seed: number;
+  /** Default: every property. */
+  readonly properties?: readonly Property[];
+  /** Called before each property is checked. */
+  readonly onProperty?: (property: Property, index: number, total: number) => void;
+}
+
+/** A property's outcome; a failure carries the shrunk case and what it broke. */
+export interface PropertyOutcome {
+  readonly property: Property;
+  /** Cases tried before the first failure (all of them when it passed). */
+  readonly cases: number;
+  readonly failure?: { readonly broken: Broken; readonly case: VerifyCase; readonly shrinks: number } | undefined;
+}
+
+/** Thrown inside a property so fast-check sees the case fail; it carries what broke. */
+class BrokenRule extends Error {
+  constructor(readonly broken: Broken) {
+    super(broken.rule);
+  }
+}
+
+/** Checks each property in turn with the same seed; every one runs, whatever the others found. */
+export async function verifyStrategy(options: VerifyOptions): Promise<PropertyOutcome[]> {
+  const { strategy, params, counter, runs, seed } = options;
+  const properties = options.properties ?? PROPERTIES;
+  const cases = verifyCases(fc.constant(params), triggerOf(params));
+  const outcomes: PropertyOutcome[] = [];
+  for (const [index, property] of properties.entries()) {
+    options.onProperty?.(property, index, properties.length);
+    const run = fc.asyncProperty(cases, async (c) => {
+      const broken = await checkCase(property, strategy, c, counter);
+      if (broken) throw new BrokenRule(broken);
+    });
+    const details = await fc.check(run, { numRuns: runs, seed });
+    if (!details.failed || details.counterexample === null) {
+      outcomes.push({ property, cases: details.numRuns });
+      continue;
+    }
+    const [shrunk] = details.counterexample;
+    // fast-check keeps the error of the last failing run: the shrunk case's. Anything else thrown is a bug here or in the runner.
+    const error = details.errorInstance;
+    const broken = error instanceof BrokenRule ? error.broken : { rule: `the check itself failed: ${error instanceof Error ? error.message : String(error)}` };
+    outcomes.push({ property, cases: details.numRuns, failure: { broken, case: shrunk, shrinks: details.numShrinks } });
+  }
+  return outcomes;
+}
