@@ -6,6 +6,7 @@ import path from 'node:path';
 import { Command, Option } from 'commander';
 import { DEFAULT_ENCODING } from '../core/tokens.js';
 import { DEFAULT_REREAD_CAPS } from '../core/run-records.js';
+import { DEFAULT_STRATEGY_TIMEOUT_SECONDS } from '../runner/strategy-guard.js';
 import { DEFAULT_CACHE_DIR, LIVE_CONCURRENCY, OLLAMA_DEFAULT_HOST, OPENAI_DEFAULT_BASE_URL } from '../llm/defaults.js';
 import { MOCK_DEFAULTS } from '../llm/mock.js';
 import { RETRY_DEFAULTS } from '../llm/retry.js';
@@ -270,6 +271,7 @@ function matrixOptions(command: Command): Command {
     .option('--shard <i/n>', 'run only shard i of n of the matrix (1-based; the same split on every machine); merge the shards\' --db files with `bench merge`')
     .option('--batch-id <id>', 'store the runs under this batch id (default: a new one per run; for --shard, one derived from the matrix, the same in every shard)')
     .option('--resume', 'after an interruption: continue the latest batch of the same matrix in --db, running only the runs it lacks (and redoing those a backend error ended); starts a new batch when there is none')
+    .option('--strategy-timeout <seconds>', `seconds a strategy's hook call may take before its run ends with status error (default ${DEFAULT_STRATEGY_TIMEOUT_SECONDS}); a synchronous endless loop is stopped only on worker threads (the mock)`)
     .option('--config <file>', `settings file (default: ${configFiles()} in this folder); flags win over it`)
     .option('--json', jsonHelp("the summary's numbers, every run, where the results are, the exit code; progress, warnings and calibration lines go to stderr"));
 }
