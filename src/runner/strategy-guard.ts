@@ -35,7 +35,10 @@ export function overdueHook(clock: HookClock, timeoutMs: number, now = Date.now(
 
 /** The failure of a run whose hook did not answer in time (the guard's and the watchdog's alike). */
 export const timeoutFailure = (strategy: string, hook: Hook, step: number, timeoutMs: number): string =>
-  `strategy ${strategy} did not answer in ${hook} at step ${step} within ${timeoutMs / 1000} s (--strategy-timeout)`;
+  hookFailure(strategy, hook, step, `no answer within ${timeoutMs / 1000} s (--strategy-timeout)`);
+
+/** "strategy mine, beforeRequest at step 3: threw: boom": the one line a failed hook ends its run with. */
+const hookFailure = (strategy: string, hook: Hook, step: number, problem: string): string => `strategy ${strategy}, ${hook} at step ${step}: ${problem}`;
 
 export interface GuardOptions {
   readonly strategy: string;
@@ -66,7 +69,7 @@ export function createStrategyGuard({ strategy, timeoutMs, clock, preempted }: G
     if (clock) clock[0] = value;
   };
   const arm = (): void => {
-    if (expire) timer = setTimeout(expire, Math.max(0, timeoutMs - spent));
+    if (expire && waiting === 0) timer = setTimeout(expire, Math.max(0, timeoutMs - spent));
   };
   const pause = (): void => {
     spent += Date.now() - started;
@@ -80,7 +83,7 @@ export function createStrategyGuard({ strategy, timeoutMs, clock, preempted }: G
   };
 
   async function call<T>(hook: Hook, step: number, run: () => T | Promise<T>, problem: (value: T) => string | undefined): Promise<T> {
-    const fail = (what: string): RunEnded => new RunEnded('error', `strategy ${strategy} ${what} in ${hook} at step ${step}`);
+    const fail = (problem: string): RunEnded => new RunEnded('error', hookFailure(strategy, hook, step, problem));
     [spent, waiting] = [0, 0];
     if (clock) [clock[1], clock[2]] = [step, HOOKS.indexOf(hook)];
     resume();
