@@ -26,6 +26,7 @@
  */
 import { cpSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { pathToFileURL } from 'node:url';
 import type { Command } from 'commander';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse as parseYaml } from 'yaml';
@@ -66,6 +67,17 @@ const MINI_SWE_RUN = path.join(ROOT, 'fixtures/trajectories/mini-swe-agent-gemin
 /** A recorded trajectory as a user's agent wrote it (mini-swe-agent). */
 const TRAJECTORY = path.join(MINI_SWE_RUN, 'trajs/django__django-14155/django__django-14155.traj.json');
 
+/**
+ * The strategy file of the README's "Write your own strategy", its `ctxbench` import pointed at the
+ * built package (this folder has no node_modules; test/strategy-package.e2e.test.ts installs it as a user does).
+ */
+function readmeStrategy(): string {
+  const readme = readFileSync(path.join(ROOT, 'README.md'), 'utf8');
+  const section = readme.slice(readme.indexOf('\n## Write your own strategy\n'));
+  const code = /```ts\n([\s\S]*?)```/.exec(section)![1]!;
+  return code.replace("from 'ctxbench'", `from ${JSON.stringify(pathToFileURL(path.join(ROOT, 'dist/sdk/index.js')).href)}`);
+}
+
 /** Files the examples expect a user to have, relative to the folder the examples run in. */
 const FILES: readonly { path: string; from?: string; text?: string; why: string }[] = [
   { path: '../my-agent/logs/django__django-14155.traj.json', from: TRAJECTORY, why: "the user's agent logs" },
@@ -83,6 +95,7 @@ const FILES: readonly { path: string; from?: string; text?: string; why: string 
     why: "the README's malformed scenario: a tool call id that is a number",
   },
   { path: 'afile', text: '', why: 'a file where --db wants a folder' },
+  { path: 'my-strategy.ts', text: readmeStrategy(), why: "the README's strategy file, as a user writes it" },
 ];
 
 /** bench commands that make what examples read before anything produced it (a database of main, baselines). */

@@ -47,7 +47,7 @@ export function buildProgram(entry: ProgramEntry): Command {
   )
     .addHelpText(
       'after',
-      '\nExamples:\n  bench run --window 32k\n  bench run --window 32k --no-report --json > run.json           (one JSON document: every configuration and run)\n  bench run --strategy masking --param softThreshold=0.6 --scenario my-agent-logs/\n  bench run -s raw -s masking --scenario "logs/**/*.traj.json" --db results.duckdb --no-report\n  bench run -s all --shard 2/4 --db shard-2.duckdb --no-report   (then: bench merge shard-*.duckdb -o all.duckdb)\n  bench run -s all --db results.duckdb --resume                  (after an interruption: only the missing runs)\n  bench run -s all --replay reactive --window 32k --no-report     (the agent re-reads what a strategy took out: extra steps and tokens)',
+      '\nExamples:\n  bench run --window 32k\n  bench run --window 32k --no-report --json > run.json           (one JSON document: every configuration and run)\n  bench run --strategy masking --param softThreshold=0.6 --scenario my-agent-logs/\n  bench run -s raw -s masking --scenario "logs/**/*.traj.json" --db results.duckdb --no-report\n  bench run -s all --shard 2/4 --db shard-2.duckdb --no-report   (then: bench merge shard-*.duckdb -o all.duckdb)\n  bench run -s all --db results.duckdb --resume                  (after an interruption: only the missing runs)\n  bench run -s all --replay reactive --window 32k --no-report     (the agent re-reads what a strategy took out: extra steps and tokens)\n  bench run -s raw,./my-strategy.ts --window 16k --no-report     (a strategy of your own: a .ts/.mts/.js/.mjs file exporting defineStrategy(...))\n  bench run -s ./my-strategy.ts --param keep=3 --strategy-timeout 10 --window 16k --no-report',
     )
     .action(async (opts, cmd: Command) => {
       const { runCommand } = await import('./commands/run.js');
@@ -68,7 +68,7 @@ export function buildProgram(entry: ProgramEntry): Command {
   )
     .addHelpText(
       'after',
-      '\nExamples:\n  bench sweep -s masking --grid softThreshold=0.5:0.9:0.1 --grid carryoverTurns=3,5,10 --window 32k\n  bench sweep --preset jetbrains-masking --grid keep=5,10,20\n  bench sweep --preset jetbrains-masking,anthropic-clear-tool-uses,deepagents,codex,goose --window 32k',
+      '\nExamples:\n  bench sweep -s masking --grid softThreshold=0.5:0.9:0.1 --grid carryoverTurns=3,5,10 --window 32k\n  bench sweep --preset jetbrains-masking --grid keep=5,10,20\n  bench sweep --preset jetbrains-masking,anthropic-clear-tool-uses,deepagents,codex,goose --window 32k\n  bench sweep -s ./my-strategy.ts --grid keep=1,2,4 --window 16k   (a strategy file, over its own parameters)',
     )
     .action(async (opts, cmd: Command) => {
       const { sweepCommand } = await import('./commands/sweep.js');

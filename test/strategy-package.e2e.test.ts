@@ -1,0 +1,52 @@
+/**
+ * The package as a user gets it ("Done when" of issue 15): `npm pack` of this checkout installed in a
+ * fresh folder outside it (with the TypeScript the project pins, from the npm cache `npm ci` filled),
+ * the README's "Write your own strategy" example written there as it is shown, type-checked with a
+ * minimal strict NodeNext tsconfig, and run by the installed `bench` on the bundled scenarios. The
+ * folder is removed afterwards. Packing and installing take about 20 s here.
+ */
+import { execFileSync, spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ROOT, storedRuns } from './helpers/cli.js';
+
+const README_EXAMPLE = ((): string => {
+  const readme = readFileSync(path.join(ROOT, 'README.md'), 'utf8');
+  const section = readme.slice(readme.indexOf('\n## Write your own strategy\n'));
+  return /<!-- run by: test\/strategy-package\.e2e\.test\.ts -->\n```ts\n([\s\S]*?)```/.exec(section)![1]!;
+})();
+const TYPESCRIPT = (JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { devDependencies: Record<string, string> }).devDependencies.typescript!;
+
+let folder: string;
+const run = (command: string, args: readonly string[]) => spawnSync(command, args, { cwd: folder, encoding: 'utf8', env: { ...process.env, NO_COLOR: '1' } });
+
+beforeAll(() => {
+  folder = mkdtempSync(path.join(tmpdir(), 'ctxbench-package-'));
+  // --ignore-scripts: `prepare` would rebuild dist/ under the other e2e tests; the global setup built it.
+  execFileSync('npm', ['pack', '--ignore-scripts', '--silent', '--pack-destination', folder], { cwd: ROOT, stdio: 'ignore' });
+  const tarball = readdirSync(folder).find((file) => file.endsWith('.tgz'))!;
+  writeFileSync(path.join(folder, 'package.json'), JSON.stringify({ private: true, type: 'module' }));
+  execFileSync('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund', '--silent', `./${tarball}`, `typescript@${TYPESCRIPT}`], { cwd: folder, stdio: 'ignore' });
+}, 180_000);
+
+afterAll(() => rmSync(folder, { recursive: true, force: true }));
+
+describe('the packed package, installed elsewhere', () => {
+  it("type-checks the README's strategy with a minimal strict NodeNext tsconfig and runs it with the installed bench", async () => {
+    writeFileSync(path.join(folder, 'it.ts'), README_EXAMPLE);
+    writeFileSync(path.join(folder, 'tsconfig.json'), JSON.stringify({ compilerOptions: { strict: true, module: 'NodeNext', moduleResolution: 'NodeNext', target: 'ES2022', noEmit: true }, include: ['it.ts'] }));
+    const tsc = run('npx', ['tsc', '--noEmit']);
+    expect(tsc.stdout + tsc.stderr).toBe('');
+    expect(tsc.status).toBe(0);
+
+    const bench = run('npx', ['bench', 'run', '--strategy', './it.ts', '--window', '16k', '--no-report', '--db', 'it.duckdb']);
+    expect(bench.stderr).not.toMatch(/error/i);
+    expect(bench.status).toBe(0);
+    const runs = await storedRuns(folder, 'it.duckdb');
+    expect(runs.length).toBeGreaterThan(0);
+    expect(new Set(runs.map((r) => r.config.strategy))).toEqual(new Set(['my-strategy']));
+    expect(runs.every((r) => r.config.strategySource?.file === 'it.ts' && r.summary.status !== 'error' && r.summary.status !== 'invalid_context')).toBe(true);
+  }, 180_000);
+});
