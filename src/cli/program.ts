@@ -42,7 +42,7 @@ export function buildProgram(entry: ProgramEntry): Command {
     program
       .command('run')
       .description('Replay scenarios through strategies, store every step in DuckDB, print a summary and write an HTML report.')
-      .option('-s, --strategy <names>', `strategy to run; repeat or comma-separate; "all" for every strategy and preset (default: ${DEFAULT_STRATEGIES})`, collect)
+      .option('-s, --strategy <names>', `strategy to run, or a strategy file of your own (./mine.ts); repeat or comma-separate; "all" for every strategy and preset (default: ${DEFAULT_STRATEGIES})`, collect)
       .option('--preset <names>', 'a preset (a strategy with a field system\'s settings, see `bench strategies`); repeatable', collect, []),
   )
     .addHelpText(
@@ -62,7 +62,7 @@ export function buildProgram(entry: ProgramEntry): Command {
       .description(
         'Run a strategy (or preset) at every setting of a parameter grid, or several strategies and presets side by side; print the cost-vs-success Pareto front and the recommended default (the report charts it).',
       )
-      .option('-s, --strategy <names>', 'the strategy to sweep (with --grid: exactly one strategy or preset)', collect)
+      .option('-s, --strategy <names>', 'the strategy (or strategy file) to sweep (with --grid: exactly one strategy or preset)', collect)
       .option('--preset <names>', 'a preset to sweep from its settings, or several presets to compare; repeatable', collect, [])
       .option('-g, --grid <name=values>', 'a parameter and its values: from:to:step (both ends included) or v1,v2,...; repeat for more parameters (every combination runs)', collect, []),
   )
