@@ -2,8 +2,9 @@
  * The package as a user gets it ("Done when" of issue 15): `npm pack` of this checkout installed in a
  * fresh folder outside it (with the TypeScript the project pins, from the npm cache `npm ci` filled),
  * the README's "Write your own strategy" example written there as it is shown, type-checked with a
- * minimal strict NodeNext tsconfig, and run by the installed `bench` on the bundled scenarios. The
- * folder is removed afterwards. Packing and installing take about 20 s here.
+ * minimal strict NodeNext tsconfig, and run by the installed `bench` on the bundled scenarios beside
+ * the example the package ships (examples/strategies/, its `ctxbench` import resolved by the package's
+ * self-reference). The folder is removed afterwards. Packing and installing take about 20 s here.
  */
 import { execFileSync, spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
@@ -18,6 +19,9 @@ const README_EXAMPLE = ((): string => {
   return /<!-- run by: test\/strategy-package\.e2e\.test\.ts -->\n```ts\n([\s\S]*?)```/.exec(section)![1]!;
 })();
 const TYPESCRIPT = (JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { devDependencies: Record<string, string> }).devDependencies.typescript!;
+
+/** The example as the package ships it (package.json "files"). */
+const EXAMPLE = 'node_modules/ctxbench/examples/strategies/keep-recent-rounds.ts';
 
 let folder: string;
 const run = (command: string, args: readonly string[]) => spawnSync(command, args, { cwd: folder, encoding: 'utf8', env: { ...process.env, NO_COLOR: '1' } });
@@ -34,19 +38,19 @@ beforeAll(() => {
 afterAll(() => rmSync(folder, { recursive: true, force: true }));
 
 describe('the packed package, installed elsewhere', () => {
-  it("type-checks the README's strategy with a minimal strict NodeNext tsconfig and runs it with the installed bench", async () => {
+  it("type-checks the README's strategy with a minimal strict NodeNext tsconfig and runs it with the installed bench, beside the shipped example", async () => {
     writeFileSync(path.join(folder, 'it.ts'), README_EXAMPLE);
     writeFileSync(path.join(folder, 'tsconfig.json'), JSON.stringify({ compilerOptions: { strict: true, module: 'NodeNext', moduleResolution: 'NodeNext', target: 'ES2022', noEmit: true }, include: ['it.ts'] }));
     const tsc = run('npx', ['tsc', '--noEmit']);
     expect(tsc.stdout + tsc.stderr).toBe('');
     expect(tsc.status).toBe(0);
 
-    const bench = run('npx', ['bench', 'run', '--strategy', './it.ts', '--window', '16k', '--no-report', '--db', 'it.duckdb']);
+    const bench = run('npx', ['bench', 'run', '--strategy', `./it.ts,${EXAMPLE}`, '--window', '16k', '--no-report', '--db', 'it.duckdb']);
     expect(bench.stderr).not.toMatch(/error/i);
     expect(bench.status).toBe(0);
     const runs = await storedRuns(folder, 'it.duckdb');
     expect(runs.length).toBeGreaterThan(0);
-    expect(new Set(runs.map((r) => r.config.strategy))).toEqual(new Set(['my-strategy']));
-    expect(runs.every((r) => r.config.strategySource?.file === 'it.ts' && r.summary.status !== 'error' && r.summary.status !== 'invalid_context')).toBe(true);
+    expect(new Set(runs.map((r) => `${r.config.strategy} ${r.config.strategySource?.file}`))).toEqual(new Set(['my-strategy it.ts', `keep-recent-rounds ${EXAMPLE}`]));
+    expect(runs.filter((r) => r.summary.status === 'error' || r.summary.status === 'invalid_context')).toEqual([]);
   }, 180_000);
 });
