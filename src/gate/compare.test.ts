@@ -42,7 +42,6 @@ const CONFIG: RunConfiguration = {
   priceModel: 'gemini-3-pro-preview',
   scenarioDigest: 'a'.repeat(64),
   replay: 'forced',
-  strategySource: null,
 };
 const config = (patch: Partial<RunConfiguration> = {}): RunConfiguration => ({ ...CONFIG, ...patch });
 /** Every key with the same metrics; configurations per key from `before` and `after` (CONFIG when absent). */
@@ -190,7 +189,6 @@ describe('configuration changes', () => {
       priceModel: sample!.config.priceModel,
       scenarioDigest: null,
       replay: 'forced',
-      strategySource: null,
     });
   });
 

@@ -27,8 +27,11 @@ export interface RunConfiguration {
   readonly scenarioDigest: string | null;
   /** How the run was replayed: "forced", or "reactive" with its re-read caps (replayText). */
   readonly replay: string;
-  /** An outside strategy's file and source digest; null for a built-in. */
-  readonly strategySource: StrategySource | null;
+  /**
+   * An outside strategy's file and source digest; absent (a stored baseline) or null (a parsed one)
+   * for a built-in, so a built-in's baseline entry reads as it did before outside strategies.
+   */
+  readonly strategySource?: StrategySource | null;
 }
 
 /** "forced", or "reactive (at most 5 re-reads per turn, 1000 per run)". */
@@ -53,7 +56,7 @@ export function runConfiguration(config: RunConfig): RunConfiguration {
     priceModel: config.priceModel,
     scenarioDigest: config.scenarioDigest ?? null,
     replay: replayText(config.replay),
-    strategySource: config.strategySource ?? null,
+    ...(config.strategySource ? { strategySource: config.strategySource } : {}),
   };
 }
 
@@ -114,7 +117,7 @@ export function configurationChanges(key: string, before: RunConfiguration, afte
 }
 
 /** "strategy source changed: ./x.ts 1a2b3c4d5e6f -> 6f5e4d3c2b1a": an edited strategy is never compared as if unchanged. */
-function sourceDifference(before: StrategySource | null, after: StrategySource | null): string[] {
+function sourceDifference(before: StrategySource | null | undefined, after: StrategySource | null | undefined): string[] {
   if (before?.digest === after?.digest) return [];
   const file = after?.file ?? before!.file;
   return [`strategy source changed: ${file} ${before?.digest ?? 'built-in'} -> ${after?.digest ?? 'built-in'}`];

@@ -33,7 +33,6 @@ const CONFIG: RunConfiguration = {
   priceModel: 'gpt-4o',
   scenarioDigest: null,
   replay: 'forced',
-  strategySource: null,
 };
 const configs = (keys: Iterable<string>, patch: (key: string) => Partial<RunConfiguration> = () => ({})) =>
   Object.fromEntries([...keys].map((key) => [key, { ...CONFIG, ...patch(key) }]));
