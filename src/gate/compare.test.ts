@@ -195,7 +195,7 @@ describe('configuration changes', () => {
   it('names an outside strategy whose source changed; a baseline from before outside strategies reads as built-in', () => {
     const source = (digest: string) => ({ ...CONFIG, strategySource: { file: 'strategies/mine.ts', digest } });
     expect(runConfiguration({ ...sampleRuns()[0]!.config, strategySource: { file: 'strategies/mine.ts', digest: 'a1b2c3d4e5f6' } }).strategySource).toEqual({ file: 'strategies/mine.ts', digest: 'a1b2c3d4e5f6' });
-    expect(runConfigurationSchema.parse({ ...CONFIG, strategySource: undefined }).strategySource).toBeNull();
+    expect(runConfigurationSchema.parse(CONFIG).strategySource).toBeUndefined();
     expect(configurationChanges('mine|a', source('a1b2c3d4e5f6'), source('a1b2c3d4e5f6'))).toEqual([]);
     expect(configurationChanges('mine|a', source('a1b2c3d4e5f6'), source('c3d4e5f6a1b2'))).toEqual(['strategy source changed: strategies/mine.ts a1b2c3d4e5f6 -> c3d4e5f6a1b2']);
     expect(configurationChanges('mine|a', CONFIG, source('c3d4e5f6a1b2'))).toEqual(['strategy source changed: strategies/mine.ts built-in -> c3d4e5f6a1b2']);

@@ -27,11 +27,8 @@ export interface RunConfiguration {
   readonly scenarioDigest: string | null;
   /** How the run was replayed: "forced", or "reactive" with its re-read caps (replayText). */
   readonly replay: string;
-  /**
-   * An outside strategy's file and source digest; absent (a stored baseline) or null (a parsed one)
-   * for a built-in, so a built-in's baseline entry reads as it did before outside strategies.
-   */
-  readonly strategySource?: StrategySource | null;
+  /** An outside strategy's file and source digest; absent for a built-in (its baseline entry reads as before outside strategies). */
+  readonly strategySource?: StrategySource | undefined;
 }
 
 /** "forced", or "reactive (at most 5 re-reads per turn, 1000 per run)". */
@@ -77,8 +74,8 @@ export const runConfigurationSchema = z.strictObject({
   scenarioDigest: z.string().nullable(),
   // Baselines written before reactive replay replayed every run forced.
   replay: z.string().default('forced'),
-  // Baselines written before outside strategies ran built-ins only.
-  strategySource: z.strictObject({ file: z.string(), digest: z.string() }).nullable().default(null),
+  // Absent for a built-in, and in baselines written before outside strategies.
+  strategySource: z.strictObject({ file: z.string(), digest: z.string() }).optional(),
 }) satisfies z.ZodType<RunConfiguration>;
 
 const shown = (value: unknown): string => (value === undefined ? '(unset)' : value === null ? 'none' : typeof value === 'string' ? value : stableJson(value));
@@ -117,7 +114,7 @@ export function configurationChanges(key: string, before: RunConfiguration, afte
 }
 
 /** "strategy source changed: ./x.ts 1a2b3c4d5e6f -> 6f5e4d3c2b1a": an edited strategy is never compared as if unchanged. */
-function sourceDifference(before: StrategySource | null | undefined, after: StrategySource | null | undefined): string[] {
+function sourceDifference(before: StrategySource | undefined, after: StrategySource | undefined): string[] {
   if (before?.digest === after?.digest) return [];
   const file = after?.file ?? before!.file;
   return [`strategy source changed: ${file} ${before?.digest ?? 'built-in'} -> ${after?.digest ?? 'built-in'}`];
