@@ -67,6 +67,17 @@ const MINI_SWE_RUN = path.join(ROOT, 'fixtures/trajectories/mini-swe-agent-gemin
 /** A recorded trajectory as a user's agent wrote it (mini-swe-agent). */
 const TRAJECTORY = path.join(MINI_SWE_RUN, 'trajs/django__django-14155/django__django-14155.traj.json');
 
+/**
+ * The strategy file of the README's "Write your own strategy"; its `ctxbench` import finds the built package
+ * through the stand-in under node_modules below (test/strategy-package.e2e.test.ts installs it as a user does).
+ */
+function readmeStrategy(): string {
+  const readme = readFileSync(path.join(ROOT, 'README.md'), 'utf8');
+  const section = readme.slice(readme.indexOf('\n## Write your own strategy\n'));
+  const code = /```ts\n([\s\S]*?)```/.exec(section)![1]!;
+  return code;
+}
+
 /** Files the examples expect a user to have, relative to the folder the examples run in. */
 const FILES: readonly { path: string; from?: string; text?: string; why: string }[] = [
   { path: '../my-agent/logs/django__django-14155.traj.json', from: TRAJECTORY, why: "the user's agent logs" },
@@ -91,6 +102,7 @@ const FILES: readonly { path: string; from?: string; text?: string; why: string 
     why: "ctxbench as installed, for a strategy file's `import ... from 'ctxbench'`: the built package itself",
   },
   { path: 'node_modules/ctxbench/package.json', text: JSON.stringify({ name: 'ctxbench', type: 'module', exports: './index.js' }), why: 'the same' },
+  { path: 'my-strategy.ts', text: readmeStrategy(), why: "the README's strategy file, as a user writes it" },
 ];
 
 /** bench commands that make what examples read before anything produced it (a database of main, baselines). */

@@ -4,12 +4,15 @@
  * in camelCase, read from the command itself so the two cannot drift: `window: 32k`, `strategy: [raw,
  * masking]`, `param: { masking.softThreshold: 0.6 }`, and a negated flag either way (`noReport: true`
  * or `report: false`). A flag given on the command line wins over the file, the file over the defaults.
+ * A strategy file it names (`strategy: [raw, ./mine.ts]`) is found from the config file's folder.
  */
 import { access } from 'node:fs/promises';
+import path from 'node:path';
 import type { Command, Option } from 'commander';
 import { z } from 'zod';
 import { CtxbenchError } from '../core/errors.js';
 import { readStructured } from '../scenarios/load.js';
+import { isStrategyPath } from '../runner/strategy-file.js';
 import { collect } from './options.js';
 import { CONFIG_FILES } from './paths.js';
 
@@ -68,7 +71,18 @@ export function parseConfig(command: Command, file: string, data: unknown): Reco
 /** The config file's settings for `command`, or undefined when there is none. */
 export async function loadConfig(command: Command, explicit?: string): Promise<Record<string, unknown> | undefined> {
   const file = explicit ?? (await firstExisting(CONFIG_FILES));
-  return file === undefined ? undefined : parseConfig(command, file, await readStructured(file));
+  if (file === undefined) return undefined;
+  const values = parseConfig(command, file, await readStructured(file));
+  if (Array.isArray(values.strategy)) values.strategy = strategiesFrom(values.strategy as string[], path.dirname(file));
+  return values;
+}
+
+/** The config file's strategies, a strategy file's path made relative to here from the config file's `folder`. */
+function strategiesFrom(values: readonly string[], folder: string): string[] {
+  return values
+    .flatMap((v) => v.split(','))
+    .map((v) => v.trim())
+    .map((v) => (isStrategyPath(v) ? `./${path.relative(process.cwd(), path.resolve(folder, v)).split(path.sep).join('/')}` : v));
 }
 
 /** Every option of `command` but --config, grouped by the attribute it sets, in help order. */

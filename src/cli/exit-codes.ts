@@ -12,7 +12,7 @@ export const EXIT_CODES = {
   userError: 1,
   /** An internal bug: the stack is printed, to be reported. */
   internalBug: 2,
-  /** Runs ended with status `error` (a backend failure outlasted the retries): sysexits' EX_TEMPFAIL, try again later. */
+  /** Runs ended with status `error` (a backend failure outlasted the retries, or a strategy threw, hung or returned no valid plan): sysexits' EX_TEMPFAIL. */
   runErrors: 75,
   /** `bench check` found regressions against its baseline (as promptfoo). */
   regressions: 100,
@@ -33,7 +33,7 @@ export const EXIT_CODE_MEANINGS: Readonly<Record<keyof typeof EXIT_CODES, string
   ok: 'success',
   userError: 'a user-facing error: one line naming the file, field or flag',
   internalBug: 'an internal bug: please report it (the stack is printed)',
-  runErrors: 'some runs ended with status error (a backend failure outlasted the retries); --resume runs them again',
+  runErrors: 'some runs ended with status error (a backend failure outlasted the retries, or a strategy failed); --resume runs them again',
   regressions: 'bench check found regressions against the baseline',
   incomparable: 'bench check could not compare like with like (baseline runs missing, configurations changed)',
   propertyBroken: 'bench verify found a property the strategy breaks (the shrunk counterexample is printed)',

@@ -6,6 +6,7 @@ import path from 'node:path';
 import { Command, Option } from 'commander';
 import { DEFAULT_ENCODING } from '../core/tokens.js';
 import { DEFAULT_REREAD_CAPS } from '../core/run-records.js';
+import { DEFAULT_STRATEGY_TIMEOUT_SECONDS } from '../runner/strategy-guard.js';
 import { DEFAULT_CACHE_DIR, LIVE_CONCURRENCY, OLLAMA_DEFAULT_HOST, OPENAI_DEFAULT_BASE_URL } from '../llm/defaults.js';
 import { MOCK_DEFAULTS } from '../llm/mock.js';
 import { RETRY_DEFAULTS } from '../llm/retry.js';
@@ -41,12 +42,12 @@ export function buildProgram(entry: ProgramEntry): Command {
     program
       .command('run')
       .description('Replay scenarios through strategies, store every step in DuckDB, print a summary and write an HTML report.')
-      .option('-s, --strategy <names>', `strategy to run; repeat or comma-separate; "all" for every strategy and preset (default: ${DEFAULT_STRATEGIES})`, collect)
+      .option('-s, --strategy <names>', `strategy to run, or a strategy file of your own (./mine.ts); repeat or comma-separate; "all" for every strategy and preset (default: ${DEFAULT_STRATEGIES})`, collect)
       .option('--preset <names>', 'a preset (a strategy with a field system\'s settings, see `bench strategies`); repeatable', collect, []),
   )
     .addHelpText(
       'after',
-      '\nExamples:\n  bench run --window 32k\n  bench run --window 32k --no-report --json > run.json           (one JSON document: every configuration and run)\n  bench run --strategy masking --param softThreshold=0.6 --scenario my-agent-logs/\n  bench run -s raw -s masking --scenario "logs/**/*.traj.json" --db results.duckdb --no-report\n  bench run -s all --shard 2/4 --db shard-2.duckdb --no-report   (then: bench merge shard-*.duckdb -o all.duckdb)\n  bench run -s all --db results.duckdb --resume                  (after an interruption: only the missing runs)\n  bench run -s all --replay reactive --window 32k --no-report     (the agent re-reads what a strategy took out: extra steps and tokens)',
+      '\nExamples:\n  bench run --window 32k\n  bench run --window 32k --no-report --json > run.json           (one JSON document: every configuration and run)\n  bench run --strategy masking --param softThreshold=0.6 --scenario my-agent-logs/\n  bench run -s raw -s masking --scenario "logs/**/*.traj.json" --db results.duckdb --no-report\n  bench run -s all --shard 2/4 --db shard-2.duckdb --no-report   (then: bench merge shard-*.duckdb -o all.duckdb)\n  bench run -s all --db results.duckdb --resume                  (after an interruption: only the missing runs)\n  bench run -s all --replay reactive --window 32k --no-report     (the agent re-reads what a strategy took out: extra steps and tokens)\n  bench run -s raw,./my-strategy.ts --window 16k --no-report     (a strategy of your own: a .ts/.mts/.js/.mjs file exporting defineStrategy(...))\n  bench run -s ./my-strategy.ts --param keep=3 --strategy-timeout 10 --window 16k --no-report',
     )
     .action(async (opts, cmd: Command) => {
       const { runCommand } = await import('./commands/run.js');
@@ -61,13 +62,13 @@ export function buildProgram(entry: ProgramEntry): Command {
       .description(
         'Run a strategy (or preset) at every setting of a parameter grid, or several strategies and presets side by side; print the cost-vs-success Pareto front and the recommended default (the report charts it).',
       )
-      .option('-s, --strategy <names>', 'the strategy to sweep (with --grid: exactly one strategy or preset)', collect)
+      .option('-s, --strategy <names>', 'the strategy (or strategy file) to sweep (with --grid: exactly one strategy or preset)', collect)
       .option('--preset <names>', 'a preset to sweep from its settings, or several presets to compare; repeatable', collect, [])
       .option('-g, --grid <name=values>', 'a parameter and its values: from:to:step (both ends included) or v1,v2,...; repeat for more parameters (every combination runs)', collect, []),
   )
     .addHelpText(
       'after',
-      '\nExamples:\n  bench sweep -s masking --grid softThreshold=0.5:0.9:0.1 --grid carryoverTurns=3,5,10 --window 32k\n  bench sweep --preset jetbrains-masking --grid keep=5,10,20\n  bench sweep --preset jetbrains-masking,anthropic-clear-tool-uses,deepagents,codex,goose --window 32k',
+      '\nExamples:\n  bench sweep -s masking --grid softThreshold=0.5:0.9:0.1 --grid carryoverTurns=3,5,10 --window 32k\n  bench sweep --preset jetbrains-masking --grid keep=5,10,20\n  bench sweep --preset jetbrains-masking,anthropic-clear-tool-uses,deepagents,codex,goose --window 32k\n  bench sweep -s ./my-strategy.ts --grid keep=1,2,4 --window 16k   (a strategy file, over its own parameters)',
     )
     .action(async (opts, cmd: Command) => {
       const { sweepCommand } = await import('./commands/sweep.js');
@@ -287,6 +288,7 @@ function matrixOptions(command: Command): Command {
     .option('--shard <i/n>', 'run only shard i of n of the matrix (1-based; the same split on every machine); merge the shards\' --db files with `bench merge`')
     .option('--batch-id <id>', 'store the runs under this batch id (default: a new one per run; for --shard, one derived from the matrix, the same in every shard)')
     .option('--resume', 'after an interruption: continue the latest batch of the same matrix in --db, running only the runs it lacks (and redoing those a backend error ended); starts a new batch when there is none')
+    .option('--strategy-timeout <seconds>', `seconds a strategy's hook call may take before its run ends with status error (default ${DEFAULT_STRATEGY_TIMEOUT_SECONDS}); a synchronous endless loop is stopped only on worker threads (the mock)`)
     .option('--config <file>', `settings file (default: ${configFiles()} in this folder); flags win over it`)
     .option('--json', jsonHelp("the summary's numbers, every run, where the results are, the exit code; progress, warnings and calibration lines go to stderr"));
 }

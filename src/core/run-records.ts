@@ -44,6 +44,14 @@ export interface ReactiveReplay {
   readonly caps: RereadCaps;
 }
 
+/** An outside strategy's file, as its runs are labelled: a changed source is a changed configuration. */
+export interface StrategySource {
+  /** The file, relative to the folder bench ran in, with `/` separators. */
+  readonly file: string;
+  /** The first 12 hex characters of the sha256 of its source. */
+  readonly digest: string;
+}
+
 export interface RunConfig {
   readonly scenarioId: string;
   readonly scenarioTitle: string;
@@ -57,6 +65,8 @@ export interface RunConfig {
   readonly strategy: string;
   /** The strategy implementation that ran: equal to `strategy` unless a preset was selected. */
   readonly baseStrategy: string;
+  /** Where an outside strategy came from (`--strategy ./x.ts`); undefined for a built-in. */
+  readonly strategySource?: StrategySource | undefined;
   readonly params: Params;
   /** A sweep's setting of the swept parameters ("softThreshold=0.6,carryoverTurns=3"), when one. */
   readonly variant?: string | undefined;

@@ -192,6 +192,15 @@ describe('configuration changes', () => {
     });
   });
 
+  it('names an outside strategy whose source changed; a baseline from before outside strategies reads as built-in', () => {
+    const source = (digest: string) => ({ ...CONFIG, strategySource: { file: 'strategies/mine.ts', digest } });
+    expect(runConfiguration({ ...sampleRuns()[0]!.config, strategySource: { file: 'strategies/mine.ts', digest: 'a1b2c3d4e5f6' } }).strategySource).toEqual({ file: 'strategies/mine.ts', digest: 'a1b2c3d4e5f6' });
+    expect(runConfigurationSchema.parse(CONFIG).strategySource).toBeUndefined();
+    expect(configurationChanges('mine|a', source('a1b2c3d4e5f6'), source('a1b2c3d4e5f6'))).toEqual([]);
+    expect(configurationChanges('mine|a', source('a1b2c3d4e5f6'), source('c3d4e5f6a1b2'))).toEqual(['strategy source changed: strategies/mine.ts a1b2c3d4e5f6 -> c3d4e5f6a1b2']);
+    expect(configurationChanges('mine|a', CONFIG, source('c3d4e5f6a1b2'))).toEqual(['strategy source changed: strategies/mine.ts built-in -> c3d4e5f6a1b2']);
+  });
+
   it('names a run replayed otherwise (forced, reactive and its caps); a baseline from before reactive replay reads as forced', () => {
     const reactive = runConfiguration({ ...sampleRuns()[0]!.config, replay: { mode: 'reactive', caps: { perTurn: 5, perRun: 1000 } } });
     expect(reactive.replay).toBe('reactive (at most 5 re-reads per turn, 1000 per run)');

@@ -1,12 +1,13 @@
 /**
  * A run's configuration as the gate compares it: every setting that shapes its numbers (strategy
- * parameters, window, model, backend settings, tokenizer, calibration, price model, scenario content),
+ * parameters, an outside strategy's source, window, model, backend settings, tokenizer, calibration,
+ * price model, scenario content),
  * kept in a baseline beside the run's metrics, so a run configured otherwise is named as changed
  * instead of being measured against numbers it was never meant to reproduce.
  */
 import { z } from 'zod';
 import type { Params } from '../core/params.js';
-import type { RunConfig } from '../core/run-records.js';
+import type { RunConfig, StrategySource } from '../core/run-records.js';
 import { stableJson } from '../core/stable-json.js';
 
 export interface RunConfiguration {
@@ -26,6 +27,8 @@ export interface RunConfiguration {
   readonly scenarioDigest: string | null;
   /** How the run was replayed: "forced", or "reactive" with its re-read caps (replayText). */
   readonly replay: string;
+  /** An outside strategy's file and source digest; absent for a built-in (its baseline entry reads as before outside strategies). */
+  readonly strategySource?: StrategySource | undefined;
 }
 
 /** "forced", or "reactive (at most 5 re-reads per turn, 1000 per run)". */
@@ -50,6 +53,7 @@ export function runConfiguration(config: RunConfig): RunConfiguration {
     priceModel: config.priceModel,
     scenarioDigest: config.scenarioDigest ?? null,
     replay: replayText(config.replay),
+    ...(config.strategySource ? { strategySource: config.strategySource } : {}),
   };
 }
 
@@ -70,6 +74,8 @@ export const runConfigurationSchema = z.strictObject({
   scenarioDigest: z.string().nullable(),
   // Baselines written before reactive replay replayed every run forced.
   replay: z.string().default('forced'),
+  // Absent for a built-in, and in baselines written before outside strategies.
+  strategySource: z.strictObject({ file: z.string(), digest: z.string() }).optional(),
 }) satisfies z.ZodType<RunConfiguration>;
 
 const shown = (value: unknown): string => (value === undefined ? '(unset)' : value === null ? 'none' : typeof value === 'string' ? value : stableJson(value));
@@ -92,6 +98,7 @@ export function configurationChanges(key: string, before: RunConfiguration, afte
   const bar = key.indexOf('|');
   const [label, scenarioId] = [key.slice(0, bar), key.slice(bar + 1)];
   return [
+    ...sourceDifference(before.strategySource, after.strategySource),
     ...paramDifferences(label, before.params, after.params),
     ...difference('window', before.window, after.window),
     ...difference('model', before.model, after.model),
@@ -104,6 +111,13 @@ export function configurationChanges(key: string, before: RunConfiguration, afte
     ...difference('replay', before.replay, after.replay),
     ...digestDifference(scenarioId, before.scenarioDigest, after.scenarioDigest),
   ];
+}
+
+/** "strategy source changed: ./x.ts 1a2b3c4d5e6f -> 6f5e4d3c2b1a": an edited strategy is never compared as if unchanged. */
+function sourceDifference(before: StrategySource | undefined, after: StrategySource | undefined): string[] {
+  if (before?.digest === after?.digest) return [];
+  const file = after?.file ?? before!.file;
+  return [`strategy source changed: ${file} ${before?.digest ?? 'built-in'} -> ${after?.digest ?? 'built-in'}`];
 }
 
 function digestDifference(scenarioId: string, before: string | null, after: string | null): string[] {

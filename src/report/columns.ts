@@ -25,7 +25,12 @@ const PALETTE = ['#2f6db5', '#e07b19', '#3a9a4a', '#8e5bb0', '#14999b', '#b5912d
 /** A preset is named with the strategy it runs: "codex (summarization)". */
 export const baseOf = (r: RunResult): string =>
   r.config.baseStrategy && r.config.baseStrategy !== r.config.strategy ? r.config.baseStrategy : '';
-export const strategyName = (r: RunResult): string => (baseOf(r) ? `${r.config.strategy} (${baseOf(r)})` : r.config.strategy);
+/** An outside strategy is named with its file and source digest: "keep-recent (keep-recent.ts@3f2a91c0d1e2)". */
+export const sourceOf = (r: RunResult): string => (r.config.strategySource ? `${basename(r.config.strategySource.file)}@${r.config.strategySource.digest}` : '');
+export const strategyName = (r: RunResult): string => {
+  const sub = baseOf(r) || sourceOf(r);
+  return sub ? `${r.config.strategy} (${sub})` : r.config.strategy;
+};
 
 function formatParams(params: Params): string {
   return Object.entries(params)
@@ -77,7 +82,7 @@ export function columnsOf(runs: readonly RunResult[]): Columns {
       .filter(([name, value]) => varying(run.config.strategy, name as keyof ReturnType<typeof parts>) && value !== '')
       .map(([, value]) => value);
     const name = run.config.strategy;
-    const sub = [baseOf(run), ...extra].filter((part) => part !== '').join(' · ');
+    const sub = [baseOf(run), sourceOf(run), ...extra].filter((part) => part !== '').join(' · ');
     const label = sub ? `${name} (${sub})` : name;
     if (!columns.has(label)) columns.set(label, { label, name, sub: sub ? `(${sub})` : '', color: PALETTE[columns.size % PALETTE.length]! });
     byRun.set(run, columns.get(label)!);

@@ -94,6 +94,7 @@ export function reportSummary(runs: readonly RunResult[], calibration: readonly 
       outcome: r.config.outcome ?? null,
       configuration: columns.columnOf(r).label,
       strategy: r.config.strategy,
+      strategySource: r.config.strategySource ?? null,
       backend: r.config.backend,
       model: r.config.model,
       window: r.config.window,
@@ -138,7 +139,7 @@ export function reportJson(runs: readonly RunResult[], meta: ReportMeta): string
 }
 
 const CSV_COLUMNS = [
-  'run_id', 'batch_id', 'scenario_id', 'scenario_group', 'configuration', 'strategy', 'base_strategy', 'backend', 'model', 'window',
+  'run_id', 'batch_id', 'scenario_id', 'scenario_group', 'configuration', 'strategy', 'base_strategy', 'strategy_file', 'strategy_digest', 'backend', 'model', 'window',
   'status', 'failed_step', 'steps', 'total_steps', 'sessions', 'restarts', 'input_tokens', 'cached_input_tokens', 'output_tokens',
   'overhead_tokens', 'llm_calls', 'cost_usd', 'peak_context_pct', 'mean_context_pct', 'probes_passed', 'probes_total',
   'ref_present', 'ref_total', 'success', 'replay', 'rereads', 'reread_input_tokens', 'ref_summary', 'ref_lost',
@@ -175,6 +176,8 @@ export function reportCsv(runs: readonly RunResult[]): string {
       configuration: columnOf(r).label,
       strategy: c.strategy,
       base_strategy: c.baseStrategy,
+      strategy_file: c.strategySource?.file,
+      strategy_digest: c.strategySource?.digest,
       backend: c.backend,
       model: c.model,
       window: c.window,

@@ -58,7 +58,7 @@ export interface BatchStart {
 }
 
 export interface BatchOptions
-  extends Pick<MatrixOptions, 'scenarios' | 'entries' | 'execution' | 'maxOutputTokens' | 'askProbes' | 'replay' | 'counter' | 'priceModel' | 'onStep' | 'signal'> {
+  extends Pick<MatrixOptions, 'scenarios' | 'entries' | 'execution' | 'maxOutputTokens' | 'askProbes' | 'replay' | 'strategyTimeout' | 'counter' | 'priceModel' | 'onStep' | 'signal'> {
   readonly store: BatchStore;
   /** The backend as the user named it ("mock", "ollama:chat:qwen2.5-coder:7b"): part of the matrix's fingerprint. */
   readonly model: string;
@@ -167,6 +167,7 @@ export async function runBatch(options: BatchOptions): Promise<BatchResult> {
     maxOutputTokens: options.maxOutputTokens,
     askProbes: options.askProbes,
     replay: options.replay,
+    strategyTimeout: options.strategyTimeout,
     counter,
     batchId,
     priceModel: options.priceModel,

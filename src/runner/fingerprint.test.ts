@@ -38,6 +38,8 @@ describe('matrixFingerprint', () => {
       { ...base, entries: entries('raw') },
       { ...base, entries: entries('raw,masking', ['goose']) },
       { ...base, entries: base.entries.map((e) => (e.strategy.name === 'masking' ? { ...e, params: { ...e.params, softThreshold: 0.6 } } : e)) },
+      // an outside strategy's file, then the same file edited
+      ...['0123456789ab', 'ba9876543210'].map((digest) => ({ ...base, entries: base.entries.map((e) => (e.strategy.name === 'masking' ? { ...e, file: { path: '/x/mine.ts', given: './mine.ts', digest } } : e)) })),
       { ...base, settings: { ...base.settings, window: 16384 } },
       { ...base, settings: { ...base.settings, backendOptions: { recall: 0.5, seed: 1 } } },
       { ...base, settings: { ...base.settings, calibrate: false } },

@@ -28,7 +28,8 @@ export function matrixFingerprint({ scenarios, entries, settings }: MatrixDefini
     .map(({ scenario, format }) => ({ id: scenario.id, format, digest: scenarioDigest(scenario) }))
     .sort(byKey((s) => s.id));
   const strategies = entries
-    .map((entry) => ({ label: entryLabel(entry), strategy: entry.strategy.name, params: entry.params }))
+    // An outside strategy's digest: a batch of an edited file is another matrix, which --resume runs again.
+    .map((entry) => ({ label: entryLabel(entry), strategy: entry.strategy.name, params: entry.params, digest: entry.file?.digest }))
     .sort(byKey((e) => e.label));
   return sha256(stableJson({ scenarios: scenarioDigests, strategies, settings }));
 }

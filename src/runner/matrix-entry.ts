@@ -1,6 +1,7 @@
 /** A column of a matrix: a strategy (or a preset of one) with its parameters, run on every scenario. */
 import type { Params } from '../core/params.js';
 import type { StrategyDefinition } from '../core/strategy.js';
+import type { StrategyFile } from './strategy-file.js';
 
 export interface MatrixEntry {
   readonly strategy: StrategyDefinition;
@@ -9,4 +10,6 @@ export interface MatrixEntry {
   readonly params: Params;
   /** A sweep's setting of the swept parameters ("softThreshold=0.6,carryoverTurns=3"), when one. */
   readonly variant?: string | undefined;
+  /** The file of an outside strategy (`--strategy ./x.ts`): its runs are labelled with it, worker threads load it again. */
+  readonly file?: StrategyFile | undefined;
 }

@@ -8,6 +8,7 @@ import { createTokenCounter } from '../core/tokens.js';
 import { createMockBackend } from '../llm/mock.js';
 import type { LoadedScenario } from '../scenarios/load.js';
 import { getStrategy } from '../strategies/index.js';
+import { reloadStrategyFile } from './strategy-file.js';
 import { countersFor, runJob, tokenizeAhead, type JobEnv } from './run-job.js';
 import type { JobMessage, WorkerMessage, WorkerSetup } from './worker-protocol.js';
 
@@ -16,7 +17,9 @@ const port = parentPort!;
 const post = (message: WorkerMessage): void => port.postMessage(message);
 
 const counter = await createTokenCounter(setup.encoding);
-const entries = setup.entries.map((e) => ({ strategy: getStrategy(e.strategy), preset: e.preset, params: e.params, variant: e.variant }));
+const entries = await Promise.all(
+  setup.entries.map(async (e) => ({ strategy: e.file ? await reloadStrategyFile(e.file) : getStrategy(e.strategy), preset: e.preset, params: e.params, variant: e.variant, file: e.file })),
+);
 const env: JobEnv = {
   backend: createMockBackend(counter, setup.mock),
   counterFor: countersFor(counter),
@@ -25,6 +28,8 @@ const env: JobEnv = {
   askProbes: setup.askProbes,
   replay: setup.replay,
   priceModel: setup.priceModel,
+  strategyTimeout: setup.strategyTimeout,
+  hookClock: setup.hookClock,
   onStep: setup.reportSteps ? (step, total, promptTokens) => post({ kind: 'step', step, total, promptTokens }) : undefined,
 };
 
@@ -37,14 +42,14 @@ function deepFreeze(value: unknown): void {
 
 // One scenario held at a time: the main thread sends the next one when the worker moves on to it.
 let held: LoadedScenario | undefined;
-port.on('message', async ({ job, scenario }: JobMessage) => {
+port.on('message', async ({ job, scenario, preempted }: JobMessage) => {
   if (scenario) {
     deepFreeze(scenario.scenario.messages);
     tokenizeAhead([scenario], counter);
     held = scenario;
   }
   try {
-    post({ kind: 'run', index: job.index, run: await runJob(job, held!, entries[job.entry]!, env) });
+    post({ kind: 'run', index: job.index, run: await runJob(job, held!, entries[job.entry]!, env, preempted) });
   } catch (error) {
     post({ kind: 'failed', index: job.index, message: error instanceof Error ? error.message : String(error) });
   }

@@ -33,6 +33,8 @@ export interface MatrixOptions {
   /** Counts tokens in this thread; worker threads build their own for its encoding. */
   readonly counter: TokenCounter;
   readonly batchId: string;
+  /** Seconds a strategy's hook call may take (--strategy-timeout; default 60). */
+  readonly strategyTimeout?: number | undefined;
   /** Whose prices every run's cost uses (--price-model, or a live backend's price model; default: the scenario's model). */
   readonly priceModel?: string | undefined;
   readonly onStep?: (step: number, total: number, promptTokens: number) => void;
@@ -75,7 +77,8 @@ export async function runMatrix(options: MatrixOptions): Promise<RunResult[]> {
         batchId: options.batchId,
         backendOptions: options.backendOptions,
         priceModel: options.priceModel,
-        entries: entries.map(({ strategy, preset, params, variant }) => ({ strategy: strategy.name, preset, params, variant })),
+        entries: entries.map(({ strategy, preset, params, variant, file }) => ({ strategy: strategy.name, preset, params, variant, file })),
+        strategyTimeout: options.strategyTimeout,
         askProbes: options.askProbes,
         replay: options.replay,
         reportSteps: options.onStep !== undefined,
@@ -83,6 +86,7 @@ export async function runMatrix(options: MatrixOptions): Promise<RunResult[]> {
       signal: options.signal,
       onStep: options.onStep,
       onRun: finished,
+      strategyOf: (job) => entries[job.entry]!.strategy.name,
       describe: (job) => `${entries[job.entry]!.preset ?? entries[job.entry]!.strategy.name} x ${options.scenarios[job.scenario]!.scenario.id}`,
     });
   } else {
@@ -102,6 +106,7 @@ async function runInThread(jobs: readonly Job[], options: MatrixOptions, backend
     askProbes: options.askProbes,
     replay: options.replay,
     priceModel: options.priceModel,
+    strategyTimeout: options.strategyTimeout,
     onStep: options.onStep,
   };
   tokenizeAhead(options.scenarios, options.counter);

@@ -13,7 +13,7 @@ import type { ChatResponse, Usage } from '../core/backend.js';
 import type { Message } from '../core/messages.js';
 import { createOffloadStore } from '../core/offload-store.js';
 import { REREAD_PURPOSE, type ProbeRecord, type RunResult, type RunStatus } from '../core/run-records.js';
-import type { LastRequest } from '../core/strategy.js';
+import type { LastRequest, StrategyRun } from '../core/strategy.js';
 import { suspectTruncation } from '../llm/truncation.js';
 import { judgeProbe } from '../metrics/probe-verdict.js';
 import { sharedPrefixTokens } from '../metrics/prompt-cache.js';
@@ -25,6 +25,7 @@ import { auxiliaryLlm, probeAsker } from './aux-llm.js';
 import { runConfig, type ReplayOptions } from './run-config.js';
 import { RunEnded, RunLog } from './run-log.js';
 import { runResult } from './run-summary.js';
+import { createStrategyGuard, DEFAULT_STRATEGY_TIMEOUT_SECONDS } from './strategy-guard.js';
 
 /** Reference targets depend on the scenario only: computed once, shared by every strategy's run. */
 const referenceCache = new WeakMap<Scenario, ReturnType<typeof referenceTargets>>();
@@ -54,11 +55,16 @@ export async function replayScenario(options: ReplayOptions): Promise<RunResult>
   const recorded = turns(scenario);
   const first = prelude(scenario);
   const systemPrompt = first[0]?.role === 'system' ? first[0] : undefined;
-  const run = strategy.create(params);
+  const guard = createStrategyGuard({
+    strategy: strategy.name,
+    timeoutMs: 1000 * (options.strategyTimeout ?? DEFAULT_STRATEGY_TIMEOUT_SECONDS),
+    clock: options.hookClock,
+    preempted: options.preempted,
+  });
   const files = createOffloadStore();
   const log = new RunLog(window, counter);
   const admit = createAdmit(counter, log);
-  const llm = auxiliaryLlm({ backend, counter, window, log, admit, tools: scenario.tools });
+  const llm = guard.llm(auxiliaryLlm({ backend, counter, window, log, admit, tools: scenario.tools }));
   const askProbe = probeAsker({ backend, counter, window, log, tools: scenario.tools });
   const exactSteps = new Set<number>(); // steps that sent the recorded history unchanged
   let exact = true; // the session's messages are still the recorded history, untouched
@@ -129,7 +135,7 @@ export async function replayScenario(options: ReplayOptions): Promise<RunResult>
   /** Sends one request for recorded turn `turnIndex`: the recorded turn, or the re-read the context needs first (reactive). */
   const sendRequest = async (turn: Exchange, turnIndex: number): Promise<{ reread: boolean; promptTokens: number }> => {
     const { step, session } = log;
-    const plan = await run.beforeRequest({ messages, step, session, sessionSteps, window, counter, last, systemPrompt, appendedFrom, llm, files });
+    const plan = await guard.beforeRequest(step, () => run.beforeRequest({ messages, step, session, sessionSteps, window, counter, last, systemPrompt, appendedFrom, llm, files }));
     if (plan.newSession) startSession();
     log.record(plan.events ?? []);
     if (plan.stop !== undefined) throw new RunEnded('stopped', plan.stop);
@@ -162,7 +168,9 @@ export async function replayScenario(options: ReplayOptions): Promise<RunResult>
     last = { promptTokens: usage.promptTokens, sentCount: context.length };
     sessionSteps += 1;
 
-    const decision = await run.afterResponse?.({ messages: context, sent: context, response: answer.assistant, usage, step, session: log.session, sessionSteps, window, counter, systemPrompt, llm, files });
+    const decision = await guard.afterResponse(step, () =>
+      run.afterResponse?.({ messages: context, sent: context, response: answer.assistant, usage, step, session: log.session, sessionSteps, window, counter, systemPrompt, llm, files }),
+    );
     if (decision) {
       log.record(decision.events ?? []);
       if (decision.stop !== undefined) throw new RunEnded('stopped', decision.stop);
@@ -180,7 +188,9 @@ export async function replayScenario(options: ReplayOptions): Promise<RunResult>
     return { reread: recovery !== undefined, promptTokens: usage.promptTokens ?? localTokens };
   };
 
+  let run: StrategyRun;
   try {
+    run = await guard.create(() => strategy.create(params));
     for (const [turnIndex, turn] of recorded.entries()) {
       let sent = await sendRequest(turn, turnIndex);
       while (sent.reread) sent = await sendRequest(turn, turnIndex);

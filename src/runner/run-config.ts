@@ -9,6 +9,8 @@ import type { StrategyDefinition } from '../core/strategy.js';
 import type { TokenCounter } from '../core/tokens.js';
 import type { CalibrationModel } from '../metrics/calibration.js';
 import type { Scenario } from '../scenarios/scenario.js';
+import type { HookClock } from './strategy-guard.js';
+import { strategySource, type StrategyFile } from './strategy-file.js';
 
 export interface ReplayOptions {
   readonly scenario: Scenario;
@@ -21,6 +23,14 @@ export interface ReplayOptions {
   /** A sweep's parameter setting ("softThreshold=0.6,carryoverTurns=3"): tells apart the run ids of one strategy's settings. */
   readonly variant?: string | undefined;
   readonly params: Params;
+  /** The file of an outside strategy: its runs are labelled with its path and digest. */
+  readonly strategyFile?: StrategyFile | undefined;
+  /** Seconds a hook call may take (--strategy-timeout; default 60): strategy-guard.ts. */
+  readonly strategyTimeout?: number | undefined;
+  /** Where hook calls are published for the main thread's watchdog (worker threads). */
+  readonly hookClock?: HookClock | undefined;
+  /** The run failed already (its worker was stopped by the watchdog): it ends at once with this failure. */
+  readonly preempted?: string | undefined;
   readonly backend: Backend;
   /** The backend settings that shape results (stored with the run). */
   readonly backendOptions?: Params;
@@ -58,6 +68,7 @@ export function runConfig(options: ReplayOptions): RunConfig {
     outcome: scenario.outcome,
     strategy: options.preset ?? strategy.name,
     baseStrategy: strategy.name,
+    strategySource: options.strategyFile && strategySource(options.strategyFile),
     params,
     variant: options.variant,
     backend: options.backend.name,

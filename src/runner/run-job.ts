@@ -12,6 +12,7 @@ import { replayScenario } from './replay.js';
 import type { ReactiveReplay, RunResult } from '../core/run-records.js';
 import type { Params } from '../core/params.js';
 import type { Job } from './job-plan.js';
+import type { HookClock } from './strategy-guard.js';
 
 /** What every job of one matrix shares, wherever it runs. */
 export interface JobEnv {
@@ -24,6 +25,10 @@ export interface JobEnv {
   readonly askProbes?: boolean | undefined;
   readonly replay?: ReactiveReplay | undefined;
   readonly priceModel?: string | undefined;
+  /** Seconds a strategy's hook call may take (--strategy-timeout). */
+  readonly strategyTimeout?: number | undefined;
+  /** A worker thread's clock of hook calls, watched by the main thread (strategy-guard.ts). */
+  readonly hookClock?: HookClock | undefined;
   readonly onStep?: ((step: number, total: number, promptTokens: number) => void) | undefined;
 }
 
@@ -61,8 +66,11 @@ export function tokenizeAhead(scenarios: readonly LoadedScenario[], counter: Tok
   for (const { scenario } of scenarios) for (const message of scenario.messages) counter.countMessage(message);
 }
 
-/** Replays the job's scenario through its entry with the window and calibration the plan gave it. */
-export function runJob(job: Job, { scenario, format }: LoadedScenario, { strategy, preset, params, variant }: MatrixEntry, env: JobEnv): Promise<RunResult> {
+/**
+ * Replays the job's scenario through its entry with the window and calibration the plan gave it;
+ * `preempted`: the job already failed (the watchdog stopped its worker), its run ends at once with it.
+ */
+export function runJob(job: Job, { scenario, format }: LoadedScenario, { strategy, preset, params, variant, file }: MatrixEntry, env: JobEnv, preempted?: string): Promise<RunResult> {
   const counter = env.counterFor(job.calibration, scenario.tools);
   return replayScenario({
     scenario,
@@ -72,6 +80,10 @@ export function runJob(job: Job, { scenario, format }: LoadedScenario, { strateg
     preset,
     variant,
     params,
+    strategyFile: file,
+    strategyTimeout: env.strategyTimeout,
+    hookClock: env.hookClock,
+    preempted,
     backend: env.backend,
     backendOptions: env.backendOptions,
     maxOutputTokens: env.maxOutputTokens,

@@ -13,7 +13,9 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { CtxbenchError } from '../core/errors.js';
 import { specProblem, type ParamSpecs } from '../core/params.js';
+import type { StrategySource } from '../core/run-records.js';
 import type { StrategyDefinition } from '../core/strategy.js';
+import { PRESET_NAMES, select, STRATEGY_NAMES, type Selection } from '../strategies/index.js';
 
 const EXTENSIONS = ['.ts', '.mts', '.js', '.mjs'] as const;
 
@@ -55,6 +57,57 @@ export async function loadStrategyFile(given: string, cwd = process.cwd()): Prom
   }
   const file: StrategyFile = { path: absolute, given, digest: sourceDigest(source) };
   return { strategy: await importStrategy(file, fail), file };
+}
+
+/**
+ * Loads `file` again where it is needed once more (a matrix worker thread): the same source, or a
+ * one-line error, so no run of a file edited meanwhile is labelled with the digest of the old one.
+ */
+export async function reloadStrategyFile(file: StrategyFile): Promise<StrategyDefinition> {
+  const fail = (problem: string): CtxbenchError => new CtxbenchError('STRATEGY_INVALID', `--strategy ${file.given}: ${problem}`);
+  let digest: string;
+  try {
+    digest = sourceDigest(readFileSync(file.path));
+  } catch {
+    throw fail('no longer readable since bench read it');
+  }
+  if (digest !== file.digest) throw fail(`changed while bench ran (source ${file.digest} -> ${digest}); run again`);
+  return importStrategy(file, fail);
+}
+
+/** How runs of `file` are labelled: its path relative to `cwd` (where bench runs), with `/` separators, and its digest. */
+export function strategySource(file: StrategyFile, cwd = process.cwd()): StrategySource {
+  return { file: path.relative(cwd, file.path).split(path.sep).join('/'), digest: file.digest };
+}
+
+/** A matrix column, and the file its strategy came from when it is an outside one. */
+export interface StrategySelection extends Selection {
+  readonly file?: StrategyFile | undefined;
+}
+
+/**
+ * `select` (strategies/index.ts) with strategy files among the names (`-s raw,./mine.ts`): the
+ * built-ins and presets first, then each file once, in the order given. A file's strategy may share
+ * its name with no built-in, preset or other file: runs are stored and compared by that name.
+ */
+export async function selectStrategies(strategies: readonly string[], presets: readonly string[] = [], cwd = process.cwd()): Promise<StrategySelection[]> {
+  const values = strategies.flatMap((v) => v.split(',')).map((v) => v.trim()).filter(Boolean);
+  const paths = values.filter(isStrategyPath);
+  const names = values.filter((v) => !isStrategyPath(v));
+  const builtIn = names.length > 0 || presets.length > 0 || paths.length === 0 ? select(names, presets) : [];
+  const files = new Map<string, StrategySelection>();
+  for (const given of paths) {
+    const { strategy, file } = await loadStrategyFile(given, cwd);
+    if (files.has(file.path)) continue;
+    const clash = (what: string): CtxbenchError =>
+      new CtxbenchError('STRATEGY_INVALID', `--strategy ${given}: its strategy is named "${strategy.name}", ${what}; runs are stored by name: rename it`);
+    if (STRATEGY_NAMES.includes(strategy.name)) throw clash('the name of a built-in strategy');
+    if (PRESET_NAMES.includes(strategy.name)) throw clash('the name of a preset');
+    const twin = [...files.values()].find((s) => s.name === strategy.name);
+    if (twin) throw clash(`as is the strategy of ${twin.file!.given}`);
+    files.set(file.path, { name: strategy.name, strategy, file });
+  }
+  return [...builtIn, ...files.values()];
 }
 
 async function importStrategy(file: StrategyFile, fail: (problem: string) => CtxbenchError): Promise<StrategyDefinition> {

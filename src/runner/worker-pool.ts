@@ -3,7 +3,9 @@
  * builds its own counter and mock (matrix-worker.ts); the main thread hands out jobs one at a time
  * (schedule.ts), sends each scenario to a worker once, and alone saves results and drives the progress
  * bar. A worker that crashes, or a replay that throws, ends the matrix with a one-line error after the
- * results already received are saved, never with a hang.
+ * results already received are saved, never with a hang. A worker stuck in a strategy's hook past
+ * --strategy-timeout (a synchronous loop its own timers cannot interrupt) is terminated by a watchdog
+ * here: its run is recorded as `error` by a fresh worker, which goes on with the matrix.
  */
 import { Worker } from 'node:worker_threads';
 import { CtxbenchError } from '../core/errors.js';
@@ -12,6 +14,10 @@ import type { Job } from './job-plan.js';
 import { createScheduler } from './schedule.js';
 import type { RunResult } from '../core/run-records.js';
 import type { JobMessage, WorkerMessage, WorkerSetup } from './worker-protocol.js';
+import { createHookClock, DEFAULT_STRATEGY_TIMEOUT_SECONDS, overdueHook, timeoutFailure, type HookClock } from './strategy-guard.js';
+
+/** The watchdog lets a worker's own timer (an async hook that never settles) answer first. */
+const WATCHDOG_GRACE_MS = 1000;
 
 export interface WorkerPoolOptions {
   readonly threads: number;
@@ -25,6 +31,8 @@ export interface WorkerPoolOptions {
   readonly onRun: (job: Job, run: RunResult) => Promise<void>;
   /** How a job is named in an error ("masking x scenario-1"). */
   readonly describe: (job: Job) => string;
+  /** The name of the strategy a job runs, for the watchdog's failure line. */
+  readonly strategyOf: (job: Job) => string;
 }
 
 /**
@@ -43,7 +51,9 @@ function spawn(setup: WorkerSetup): Worker {
 
 interface Slot {
   readonly id: number;
-  readonly worker: Worker;
+  /** Replaced when the watchdog stops a stuck one; events of a replaced worker are ignored. */
+  worker: Worker;
+  readonly clock: HookClock;
   job?: Job | undefined;
   /** The scenario the worker holds (it keeps one at a time). */
   holds?: number | undefined;
@@ -58,8 +68,11 @@ export function runOnWorkers(options: WorkerPoolOptions): Promise<void> {
     let saving = Promise.resolve(); // onRun calls, chained so they never overlap
     let failure: Error | undefined;
 
+    const timeoutMs = 1000 * (options.setup.strategyTimeout ?? DEFAULT_STRATEGY_TIMEOUT_SECONDS);
     const settleIfDone = (): void => {
-      if (slots.every((s) => s.retired)) void saving.then(() => (failure ? reject(failure) : resolve()));
+      if (!slots.every((s) => s.retired)) return;
+      clearInterval(watchdog);
+      void saving.then(() => (failure ? reject(failure) : resolve()));
     };
     const retire = (slot: Slot): void => {
       if (slot.retired) return;
@@ -95,14 +108,40 @@ export function runOnWorkers(options: WorkerPoolOptions): Promise<void> {
       dispatch(slot);
     };
 
+    const start = (slot: Slot): void => {
+      const worker = spawn({ ...options.setup, hookClock: slot.clock });
+      slot.worker = worker;
+      const current = (): boolean => slot.worker === worker;
+      worker.on('message', (message: WorkerMessage) => current() && received(slot, message));
+      worker.on('error', (error) => current() && crashed(slot, firstLine(error.message)));
+      worker.on('exit', (code) => current() && crashed(slot, `exited with code ${code}`));
+    };
+    /** Stops a worker stuck in a hook; a fresh one records the job's run as failed and takes the next jobs. */
+    const unstick = (slot: Slot, failed: string): void => {
+      const job = slot.job!;
+      const stuck = slot.worker;
+      slot.clock[0] = 0;
+      start(slot);
+      void stuck.terminate();
+      slot.holds = job.scenario;
+      slot.worker.postMessage({ job, scenario: copyable(scenarios[job.scenario]!), preempted: failed } satisfies JobMessage);
+    };
+    const watchdog = setInterval(() => {
+      for (const slot of slots) {
+        const overdue = slot.retired || !slot.job ? undefined : overdueHook(slot.clock, timeoutMs + WATCHDOG_GRACE_MS);
+        if (overdue) unstick(slot, timeoutFailure(options.strategyOf(slot.job!), overdue.hook, overdue.step, timeoutMs));
+      }
+    }, Math.min(1000, timeoutMs / 2));
+
     const count = Math.min(Math.max(1, options.threads), jobs.length);
-    if (count === 0) return resolve();
+    if (count === 0) {
+      clearInterval(watchdog);
+      return resolve();
+    }
     for (let id = 0; id < count; id++) {
-      const slot: Slot = { id, worker: spawn(options.setup), retired: false };
+      const slot = { id, clock: createHookClock(), retired: false } as Slot;
+      start(slot);
       slots.push(slot);
-      slot.worker.on('message', (message: WorkerMessage) => received(slot, message));
-      slot.worker.on('error', (error) => crashed(slot, firstLine(error.message)));
-      slot.worker.on('exit', (code) => crashed(slot, `exited with code ${code}`));
     }
     slots.forEach(dispatch);
   });

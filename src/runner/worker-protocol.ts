@@ -8,6 +8,8 @@ import type { LoadedScenario } from '../scenarios/load.js';
 import type { Job } from './job-plan.js';
 import type { ReactiveReplay, RunResult } from '../core/run-records.js';
 import type { Params } from '../core/params.js';
+import type { StrategyFile } from './strategy-file.js';
+import type { HookClock } from './strategy-guard.js';
 
 /** A worker's `workerData`: what it needs to build its own counter, mock and strategies. */
 export interface WorkerSetup {
@@ -16,8 +18,21 @@ export interface WorkerSetup {
   readonly batchId: string;
   readonly backendOptions?: Params | undefined;
   readonly priceModel?: string | undefined;
-  /** The matrix's entries, by strategy name (definitions hold functions: the worker looks them up). */
-  readonly entries: readonly { readonly strategy: string; readonly preset?: string | undefined; readonly params: Params; readonly variant?: string | undefined }[];
+  /**
+   * The matrix's entries, by strategy name (definitions hold functions: the worker looks them up), an
+   * outside strategy with its file (the worker loads it again, and refuses it if its source changed).
+   */
+  readonly entries: readonly {
+    readonly strategy: string;
+    readonly preset?: string | undefined;
+    readonly params: Params;
+    readonly variant?: string | undefined;
+    readonly file?: StrategyFile | undefined;
+  }[];
+  /** Seconds a strategy's hook call may take (--strategy-timeout). */
+  readonly strategyTimeout?: number | undefined;
+  /** This worker's clock of hook calls (each worker has its own), watched by the main thread. */
+  readonly hookClock?: HookClock | undefined;
   /** Ask the mock each probe question (--probes ask) instead of judging probes on the context. */
   readonly askProbes?: boolean | undefined;
   /** Reactive replay's settings; undefined: teacher forcing. */
@@ -30,6 +45,8 @@ export interface WorkerSetup {
 export interface JobMessage {
   readonly job: Job;
   readonly scenario?: LoadedScenario | undefined;
+  /** The job failed on a worker the watchdog stopped: record its run as ended with this failure. */
+  readonly preempted?: string | undefined;
 }
 
 export type WorkerMessage =

@@ -10,9 +10,10 @@
  * records its scenario's content digest, and its cached input may be NULL (unknown: a live provider
  * that reports no prompt-cache hits). 4: token calibration with an overhead per request (a run's
  * calibration_overhead; the calibration table's overhead, source, scenarios and out-of-sample errors).
- * 5: reactive replay (a run's replay settings, re-reads and how its references were held).
+ * 5: reactive replay (a run's replay settings, re-reads and how its references were held). 6: an
+ * outside strategy's file and source digest (`--strategy ./x.ts`).
  */
-export const SCHEMA_VERSION = 5;
+export const SCHEMA_VERSION = 6;
 
 export type ColumnType = 'INTEGER' | 'BIGINT' | 'DOUBLE' | 'VARCHAR' | 'TIMESTAMP';
 type ColumnSpec = ColumnType | `${ColumnType}?`;
@@ -68,6 +69,9 @@ export const RUNS = table(
     outcome: 'VARCHAR?',
     strategy: 'VARCHAR',
     base_strategy: 'VARCHAR',
+    // Version 6: an outside strategy's file (relative, `/`-separated) and source digest; NULL for a built-in.
+    strategy_file: 'VARCHAR?',
+    strategy_digest: 'VARCHAR?',
     params_json: 'VARCHAR',
     // A sweep's setting ("softThreshold=0.6,carryoverTurns=3"); NULL outside sweeps.
     variant: 'VARCHAR?',

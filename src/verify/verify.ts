@@ -45,6 +45,14 @@ class BrokenRule extends Error {
   }
 }
 
+/**
+ * Replays spent on shrinking one failure. Each shrink candidate is a whole replay, and a late failure
+ * in a long case has thousands of them (a minute and a half here); past the budget every candidate is
+ * let pass, so fast-check stops at the smallest failing case found so far. Counted, not timed: the same
+ * seed gives the same counterexample on any machine.
+ */
+export const SHRINK_BUDGET = 1_500;
+
 /** Checks each property in turn with the same seed; every one runs, whatever the others found. */
 export async function verifyStrategy(options: VerifyOptions): Promise<PropertyOutcome[]> {
   const { strategy, params, counter, runs, seed } = options;
@@ -53,9 +61,13 @@ export async function verifyStrategy(options: VerifyOptions): Promise<PropertyOu
   const outcomes: PropertyOutcome[] = [];
   for (const [index, property] of properties.entries()) {
     options.onProperty?.(property, index, properties.length);
+    let replaysSinceFailure: number | undefined;
     const run = fc.asyncProperty(cases, async (c) => {
+      if (replaysSinceFailure !== undefined && ++replaysSinceFailure > SHRINK_BUDGET) return;
       const broken = await checkCase(property, strategy, c, counter);
-      if (broken) throw new BrokenRule(broken);
+      if (!broken) return;
+      replaysSinceFailure ??= 0;
+      throw new BrokenRule(broken);
     });
     const details = await fc.check(run, { numRuns: runs, seed });
     if (!details.failed || details.counterexample === null) {

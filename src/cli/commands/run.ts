@@ -22,8 +22,10 @@ import type { MatrixEntry } from '../../runner/matrix-entry.js';
 import { parseShard, type Shard } from '../../runner/shard.js';
 import { REPLAY_MODES, type ReactiveReplay, type RunResult } from '../../core/run-records.js';
 import type { LoadedScenario } from '../../scenarios/load.js';
-import { select, type Selection } from '../../strategies/index.js';
-import { parseAssignment, resolveParams, type ParamOwner } from '../../core/params.js';
+import type { Selection } from '../../strategies/index.js';
+import { selectStrategies, type StrategySelection } from '../../runner/strategy-file.js';
+import { DEFAULT_STRATEGY_TIMEOUT_SECONDS } from '../../runner/strategy-guard.js';
+import { parseAssignment, resolveParams, type ParamOwner, type Params } from '../../core/params.js';
 import { ResultStore } from '../../store/result-store.js';
 import { parseChoice, parseEncoding, parseFraction, parseTokenCount, parseWhole } from '../options.js';
 import { gitRevision } from '../git-revision.js';
@@ -77,6 +79,8 @@ export interface RunOptions {
   readonly resume?: boolean;
   /** One JSON document on stdout instead of the summary (json/run.ts). */
   readonly json?: boolean;
+  /** Seconds a strategy's hook call may take before its run ends with status `error`. */
+  readonly strategyTimeout?: string;
 }
 
 const MAX_RUN_ROWS = 60;
@@ -94,15 +98,18 @@ function parseReplay(options: RunOptions): ReactiveReplay | undefined {
 }
 
 export async function runCommand(options: RunOptions, context: MatrixCommandContext): Promise<void> {
-  const selections = select(options.strategy, options.preset);
+  const selections = await selectStrategies(options.strategy, options.preset);
   const params = resolveParams(selections.map(paramOwner), options.param.map(parseAssignment));
   await runEntries(
     options,
-    selections.map((s) => ({ strategy: s.strategy, preset: s.preset?.name, params: params.get(s.name)! })),
+    selections.map((s) => entryOf(s, params.get(s.name)!)),
     context,
     { kind: 'run' },
   );
 }
+
+/** A selection's matrix entry at `params` (a sweep's setting: `variant`). */
+export const entryOf = (s: StrategySelection, params: Params, variant?: string): MatrixEntry => ({ strategy: s.strategy, preset: s.preset?.name, params, variant, file: s.file });
 
 /**
  * How a matrix command ends once its runs are saved and printed, or undefined when it succeeded:
@@ -113,9 +120,11 @@ function matrixEnding({ runs, interrupted }: BatchResult, db: string): CtxbenchE
   if (interrupted) return new CtxbenchError('INTERRUPTED', `interrupted: ${runs.length} finished run(s) kept in ${db}; the same command with --resume runs the rest`);
   const failed = runs.filter((r) => r.summary.status === 'error');
   if (failed.length === 0) return undefined;
+  // The strategy guard's failures name the strategy first (runner/strategy-guard.ts).
+  const what = failed.some((r) => r.summary.failure?.startsWith('strategy ')) ? 'an error' : 'a backend error';
   return new CtxbenchError(
     'RUN_ERRORS',
-    `${failed.length} of ${runs.length} runs ended with a backend error (the first: ${failed[0]!.summary.failure ?? 'no reason recorded'}); the same command with --resume runs them again`,
+    `${failed.length} of ${runs.length} runs ended with ${what} (the first: ${failed[0]!.summary.failure ?? 'no reason recorded'}); the same command with --resume runs them again`,
   );
 }
 
@@ -151,6 +160,7 @@ export async function runEntries(options: RunOptions, entries: readonly MatrixEn
   };
   const probeMode = parseChoice('--probes', options.probes, PROBE_MODES);
   const replay = parseReplay(options);
+  const strategyTimeout = parseWhole('--strategy-timeout', options.strategyTimeout ?? String(DEFAULT_STRATEGY_TIMEOUT_SECONDS), { min: 1, max: 86_400 });
   const windowOverride = options.window === undefined ? undefined : parseTokenCount('--window', options.window);
   const encoding = parseEncoding(options.encoding);
   const shard = options.shard === undefined ? undefined : parseShard(options.shard);
@@ -197,6 +207,7 @@ export async function runEntries(options: RunOptions, entries: readonly MatrixEn
         maxOutputTokens: opened.maxOutputTokens,
         askProbes: probeMode === 'ask' || (probeMode === 'auto' && opened.live),
         replay,
+        strategyTimeout,
         windowOverride,
         calibrate: options.calibrate,
         calibrationFile,

@@ -9,29 +9,29 @@ import { paretoOf, SUCCESS_DEFINITION } from '../../report/pareto.js';
 import type { MatrixEntry } from '../../runner/matrix-entry.js';
 import type { RunResult } from '../../core/run-records.js';
 import { expandGrid, parseGridAxis } from '../../core/param-grid.js';
-import { select, type Selection } from '../../strategies/index.js';
+import { selectStrategies, type StrategySelection } from '../../runner/strategy-file.js';
 import { parseAssignment, resolveParams, type ParamAssignment } from '../../core/params.js';
 import { formatTable } from '../table.js';
 import type { MatrixCommandContext } from '../matrix-command.js';
-import { paramOwner, runEntries, type RunOptions } from './run.js';
+import { entryOf, paramOwner, runEntries, type RunOptions } from './run.js';
 
 export interface SweepOptions extends RunOptions {
   readonly grid: string[];
 }
 
 export async function sweepCommand(options: SweepOptions, context: MatrixCommandContext): Promise<void> {
-  const selections = select(options.strategy, options.preset);
+  const selections = await selectStrategies(options.strategy, options.preset);
   const entries = options.grid.length === 0 ? sideBySide(selections, options) : gridEntries(selections, options);
   await runEntries(options, entries, context, { kind: 'sweep', epilogue: paretoSummary });
 }
 
 /** No grid: every selected strategy and preset is one configuration (e.g. the presets against each other). */
-function sideBySide(selections: readonly Selection[], options: SweepOptions): MatrixEntry[] {
+function sideBySide(selections: readonly StrategySelection[], options: SweepOptions): MatrixEntry[] {
   if (selections.length < 2) {
     throw new CtxbenchError('OPTION_INVALID', '--grid: give the parameter values to sweep (e.g. --grid softThreshold=0.5:0.9:0.1), or several strategies or presets to compare');
   }
   const params = resolveParams(selections.map(paramOwner), options.param.map(parseAssignment));
-  return selections.map((s) => ({ strategy: s.strategy, preset: s.preset?.name, params: params.get(s.name)! }));
+  return selections.map((s) => entryOf(s, params.get(s.name)!));
 }
 
 /**
@@ -39,11 +39,11 @@ function sideBySide(selections: readonly Selection[], options: SweepOptions): Ma
  * the strategy refuses (e.g. a soft threshold above the hard one) is skipped with a warning; the
  * sweep fails only when it refuses them all.
  */
-function gridEntries(selections: readonly Selection[], options: SweepOptions): MatrixEntry[] {
+function gridEntries(selections: readonly StrategySelection[], options: SweepOptions): MatrixEntry[] {
   if (selections.length !== 1) {
     throw new CtxbenchError('OPTION_INVALID', `--grid sweeps one strategy or preset; ${selections.length} are selected (${selections.map((s) => s.name).join(', ')})`);
   }
-  const [selection] = selections as [Selection];
+  const [selection] = selections as [StrategySelection];
   const axes = options.grid.map((raw) => parseGridAxis(raw, selection.name, selection.strategy.params));
   const fixed = options.param.map(parseAssignment);
   const entries: MatrixEntry[] = [];
@@ -52,7 +52,7 @@ function gridEntries(selections: readonly Selection[], options: SweepOptions): M
     const variant = combo.map((a) => a.raw).join(',');
     const params = settingParams(selection, fixed, combo);
     if (typeof params === 'string') refused.push(`${variant}: ${params}`);
-    else entries.push({ strategy: selection.strategy, preset: selection.preset?.name, params, variant });
+    else entries.push(entryOf(selection, params, variant));
   }
   if (entries.length === 0) throw new CtxbenchError('PARAM_INVALID', `--grid: ${selection.name} refuses every setting of the grid, e.g. ${refused[0]}`);
   if (refused.length > 0) {
@@ -62,7 +62,7 @@ function gridEntries(selections: readonly Selection[], options: SweepOptions): M
 }
 
 /** The parameters of one grid setting, or why the strategy refuses them. */
-function settingParams(selection: Selection, fixed: readonly ParamAssignment[], combo: readonly ParamAssignment[]) {
+function settingParams(selection: StrategySelection, fixed: readonly ParamAssignment[], combo: readonly ParamAssignment[]) {
   try {
     return resolveParams([paramOwner(selection)], [...fixed, ...combo]).get(selection.name)!;
   } catch (error) {

@@ -97,6 +97,13 @@ const RUN = z.strictObject({
   outcome: z.string().nullable().describe('the recorded task\'s result (resolved, unresolved); null when unknown'),
   configuration: z.string().describe('its configuration\'s label (configurations[].configuration)'),
   strategy: z.string().describe('the strategy or preset selected'),
+  strategySource: z
+    .strictObject({
+      file: z.string().describe('the file, relative to the folder bench ran in'),
+      digest: z.string().describe('the first 12 hex characters of the sha256 of its source'),
+    })
+    .nullable()
+    .describe('an outside strategy (--strategy ./x.ts): its file and source digest; null for a built-in'),
   backend: z.string().describe('mock, or the live backend (ollama:chat:MODEL, openai:chat:MODEL)'),
   model: z.string().describe('the model whose window and prices it used'),
   window: count().describe('the context window in tokens'),
