@@ -71,6 +71,22 @@ const paintedPixels = (page: Page, selector: string): Promise<number[]> =>
     }),
   );
 
+/** Opens a report and waits for its ready state: the curves on screen drawn, the first timeline shown. */
+async function open(page: Page, file: string): Promise<void> {
+  await page.goto(pathToFileURL(file).href, { waitUntil: 'load' });
+  await page.waitForFunction("document.documentElement.dataset.ready === 'true'");
+}
+
+/** Scrolls every token curve into view, as a reader would: each is drawn when it nears the screen. */
+async function drawAllCurves(page: Page): Promise<void> {
+  const figures = page.locator('#curves figure.chart');
+  for (let i = 0; i < (await figures.count()); i++) {
+    await figures.nth(i).scrollIntoViewIfNeeded();
+    await figures.nth(i).locator('.plot canvas').waitFor();
+  }
+  await page.evaluate('window.scrollTo(0, 0)');
+}
+
 /** The visible summary table's strategies, top to bottom. */
 const summaryOrder = (page: Page): Promise<(string | null)[]> =>
   page.locator('.summary-group:not([hidden]) table.summary tbody th[scope="row"]').evaluateAll((cells) => cells.map((cell) => cell.getAttribute('data-sort')));
@@ -87,10 +103,11 @@ browserIt('renders the bundled suite: charts drawn, summary sorted, timelines op
     expect(report.code, report.stderr).toBe(0);
 
     await withPage(async (page, problems) => {
-      await page.goto(pathToFileURL(join(cwd, 'report.html')).href, { waitUntil: 'load' });
+      await open(page, join(cwd, 'report.html'));
 
       // Every chart drew something: 13 token curves (12 bundled + the injection) and the Pareto chart.
       expect(await page.locator('#curves figure.chart').count()).toBe(13);
+      await drawAllCurves(page);
       const painted = await paintedPixels(page, 'figure.chart .plot canvas');
       expect(painted).toHaveLength(14);
       for (const n of painted) expect(n).toBeGreaterThan(1000);
@@ -143,9 +160,10 @@ browserIt('shows what each strategy did at a hovered step, and sorts from the mo
     const file = join(dir, 'report.html');
     writeFileSync(file, renderReport(sampleRuns(), { generatedAt: new Date('2025-01-02T03:04:05Z'), version: '0.1.0' }));
     await withPage(async (page, problems) => {
-      await page.goto(pathToFileURL(file).href, { waitUntil: 'load' });
+      await open(page, file);
       const charts = page.locator('#curves figure.chart');
       expect(await charts.count()).toBe(2);
+      await drawAllCurves(page);
 
       // Hovering a step fills the panel under the chart with what each strategy did there.
       const overlay = charts.nth(1).locator('.u-over');

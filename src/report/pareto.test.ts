@@ -33,7 +33,7 @@ function run(spec: RunSpec): RunResult {
   };
 }
 
-const column = (label: string): Column => ({ label, name: label, sub: '', color: '#000' });
+const column = (label: string): Column => ({ label, name: label, sub: '', color: '#000', dash: [] });
 const group = (label: string, ...runs: RunResult[]) => ({ col: column(label), runs });
 
 describe('runSuccess', () => {

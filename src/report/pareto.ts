@@ -19,6 +19,7 @@ export const SUCCESS_DEFINITION =
 export interface ParetoPoint {
   readonly label: string;
   readonly color: string;
+  readonly dash: readonly number[];
   /** Dollars, or billed input tokens when some run has no price or every one ran on a local model (see Pareto.axis). */
   readonly cost: number;
   /** Mean success over the compared scenarios, in [0, 1]. */
@@ -88,6 +89,7 @@ export function paretoOf(groups: readonly { col: Column; runs: RunResult[] }[]):
     .map((p) => ({
       label: p.col.label,
       color: p.col.color,
+      dash: p.col.dash,
       cost: p.cost,
       success: p.success,
       costText: priced ? dollars(p.cost) : `${fmtInt(p.cost)} tokens`,

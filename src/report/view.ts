@@ -3,6 +3,7 @@
  * per scenario group, Pareto table, matrix, baseline diff) and chart-ready data (token curves, Pareto
  * points, run timelines). Pure, so it is tested without a template or DOM.
  */
+import { gzipSync } from 'node:zlib';
 import { aggregateRuns } from '../metrics/aggregate.js';
 import type { BatchInfo, CalibrationRecord, RunResult } from '../core/run-records.js';
 import { baselineDiff, candidateRuns, type BaselineDiff, type BaselineSource } from './baseline-diff.js';
@@ -12,7 +13,7 @@ import { distinct, fmtInt, fmtPct, statusText } from './format.js';
 import { facts, reportNotes, utcMinute, type Fact } from './header.js';
 import { paretoOf, SUCCESS_DEFINITION, type Pareto } from './pareto.js';
 import { probeCell, recallCell, summaryTable, type SummaryTable } from './summary-table.js';
-import { timelineOf, type TimelineRun } from './timeline.js';
+import { timelineOf } from './timeline.js';
 
 export type { BaselineSource } from './baseline-diff.js';
 
@@ -33,8 +34,14 @@ export interface ReportMeta {
 /** The JSON the page script reads (schema of <script id="ctxbench-data">). */
 export interface ReportData {
   readonly charts: ChartData[];
-  /** Every run's timeline, in report order; matrix links and chart series point into it by index. */
-  readonly runs: TimelineRun[];
+  /**
+   * Per scenario, in chart order, the timelines of its runs (TimelineRun[]) as gzipped JSON in base64:
+   * every request of every run would make the page grow with the runs' length, so the page inflates
+   * one scenario's when a reader opens one of its runs or hovers its chart.
+   */
+  readonly timelines: string[];
+  /** Every run, in report order: [its scenario's entry in `timelines`, its place there]; matrix links and chart series point here by index. */
+  readonly runs: [scenario: number, at: number][];
   readonly pareto: ParetoChart;
 }
 
@@ -150,13 +157,24 @@ export function buildView(runs: readonly RunResult[], meta: ReportMeta): ReportV
     })),
     data: {
       charts,
-      runs: runs.map((r) => timelineOf(r, columnOf(r))),
+      ...packedTimelines(runs, scenarios.map(([id]) => id), columnOf),
       pareto: {
         axis: pareto.axis,
         points: pareto.points.map(({ label, color, cost, success, front, recommended }) => ({ label, color, cost, success, front, recommended })),
       },
     },
   };
+}
+
+function packedTimelines(runs: readonly RunResult[], scenarioIds: readonly string[], columnOf: (run: RunResult) => Column): Pick<ReportData, 'timelines' | 'runs'> {
+  const place = new Map<RunResult, [number, number]>();
+  const timelines = scenarioIds.map((scenarioId, s) => {
+    const own = runs.filter((r) => r.config.scenarioId === scenarioId);
+    own.forEach((r, at) => place.set(r, [s, at]));
+    // Deflated for size only: the page reads it with the browser's DecompressionStream, no library.
+    return gzipSync(JSON.stringify(own.map((r) => timelineOf(r, columnOf(r)))), { level: 9 }).toString('base64');
+  });
+  return { timelines, runs: runs.map((r) => place.get(r)!) };
 }
 
 /** All scenarios first, then each scenario group (the folder a scenario came from) when there are several. */

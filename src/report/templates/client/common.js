@@ -80,3 +80,37 @@ function drawGlyph(ctx, kind, x, y, r, color) {
   ctx.fill();
   ctx.stroke();
 }
+
+// Timelines come gzipped in base64, one string per scenario (view.ts): inflated on first use, once.
+var inflated = {};
+function scenarioTimelines(data, scenario) {
+  if (!inflated[scenario]) {
+    var bytes = Uint8Array.from(atob(data.timelines[scenario]), function (c) { return c.charCodeAt(0); });
+    var stream = new Blob([bytes]).stream().pipeThrough(new DecompressionStream('gzip'));
+    inflated[scenario] = new Response(stream).text().then(function (text) {
+      var runs = JSON.parse(text);
+      runs.forEach(function (run) { run.steps = expandSteps(run.steps); });
+      return runs;
+    });
+  }
+  return inflated[scenario];
+}
+
+/** A run's requests as [step, session, prompt tokens] and, for a request not the agent's own, its purpose (timeline.ts packs them by column). */
+function expandSteps(packed) {
+  var step = 0;
+  var tokens = 0;
+  var rows = packed.step.map(function (d, i) {
+    step += d;
+    tokens += packed.tokens[i];
+    return [step, packed.session[i], tokens];
+  });
+  packed.purpose.forEach(function (p) { rows[p[0]].push(p[1]); });
+  return rows;
+}
+
+/** A run's timeline (a promise), by its index in the report. */
+function runTimeline(data, index) {
+  var ref = data.runs[index];
+  return scenarioTimelines(data, ref[0]).then(function (runs) { return runs[ref[1]]; });
+}

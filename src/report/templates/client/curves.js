@@ -46,33 +46,55 @@ function drawCurveOverlay(chart, u) {
   ctx.restore();
 }
 
-/** The agent request's session at a step, and the events of that step, from a run's timeline. */
+/** The agent's request at a step (its session and prompt tokens, as the curve has them) and the step's events, from a run's timeline. */
 function stepOfRun(run, step) {
-  var session = null;
-  run.steps.forEach(function (s) { if (s[0] === step && s.length === 3) session = s[1]; });
+  var request = null;
+  // As on the curve: the last agent request or re-read of the step, the one that was answered.
+  run.steps.forEach(function (s) { if (s[0] === step && (s.length === 3 || s[3] === 'reread')) request = s; });
   var events = run.events.filter(function (e) { return e.step === step; });
-  return { session: session, events: events };
+  return { request: request, events: events };
 }
 
-// What each strategy sent and did at the hovered step.
-function showCurveStep(chart, runs, info, idx) {
-  info.replaceChildren();
-  if (idx === null || idx === undefined) {
+// What each strategy sent and did at the hovered step, read from the runs' timelines (exact, where
+// the curve may draw a long run's steps downsampled).
+function showCurveStep(chart, data, info, step) {
+  var asked = String(step);
+  info.dataset.step = asked;
+  if (step === null || step === undefined) {
+    info.replaceChildren();
     info.textContent = 'Hover the chart to see each strategy’s session and events at a step.';
     return;
   }
-  var step = chart.x[idx];
-  info.appendChild(el('div', null, 'Step ' + step));
-  chart.series.forEach(function (s) {
-    if (s.kind !== 'strategy') return;
-    var at = stepOfRun(runs[s.run], step);
-    var parts = s.y[idx] === null ? ['no request'] : [number.format(s.y[idx]) + ' tokens', 'session ' + at.session];
-    var lines = at.events.map(function (e) { return '\n    ' + e.kind + ': ' + e.detail; });
-    info.appendChild(el('div', null, s.label + ': ' + parts.join(' · ') + lines.join('')));
+  var strategies = chart.series.filter(function (s) { return s.kind === 'strategy'; });
+  Promise.all(strategies.map(function (s) { return runTimeline(data, s.run); })).then(function (runs) {
+    if (info.dataset.step !== asked) return; // the pointer moved on meanwhile
+    info.replaceChildren();
+    info.appendChild(el('div', null, 'Step ' + step));
+    strategies.forEach(function (s, i) {
+      var at = stepOfRun(runs[i], step);
+      var parts = at.request === null ? ['no request'] : [number.format(at.request[2]) + ' tokens', 'session ' + at.request[1]];
+      var lines = at.events.map(function (e) { return '\n    ' + e.kind + ': ' + e.detail; });
+      info.appendChild(el('div', null, s.label + ': ' + parts.join(' · ') + lines.join('')));
+    });
   });
 }
 
-function mountCurve(chart, runs) {
+/** uPlot's data: the steps any series or marker has, and each series' value there (null where it has no drawn point). */
+function alignedCurve(chart) {
+  var steps = {};
+  chart.series.forEach(function (s) { s.x.forEach(function (x) { steps[x] = true; }); });
+  chart.markers.forEach(function (m) { steps[m.x] = true; });
+  var xs = Object.keys(steps).map(Number).sort(function (a, b) { return a - b; });
+  var at = {};
+  xs.forEach(function (x, i) { at[x] = i; });
+  return [xs].concat(chart.series.map(function (s) {
+    var y = xs.map(function () { return null; });
+    s.x.forEach(function (x, i) { y[at[x]] = s.y[i]; });
+    return y;
+  }));
+}
+
+function mountCurve(chart, data) {
   var host = document.getElementById(chart.domId);
   var plot = host.querySelector('.plot');
   var info = host.querySelector('.step-info');
@@ -96,17 +118,20 @@ function mountCurve(chart, runs) {
           label: s.label,
           stroke: s.color,
           width: s.kind === 'recorded' ? 1.5 : 2,
-          dash: s.kind === 'recorded' ? [5, 4] : undefined,
+          dash: s.kind === 'recorded' ? [5, 4] : s.dash,
+          // A series has no point where only another one does (downsampled, or ended): its line goes on.
+          spanGaps: true,
+          points: { show: false },
           value: function (u, v) { return v === null || v === undefined ? '—' : number.format(v); },
         };
       }),
     ),
     hooks: {
       draw: [function (u) { drawCurveOverlay(chart, u); }],
-      setCursor: [function (u) { showCurveStep(chart, runs, info, u.cursor.idx); }],
+      setCursor: [function (u) { showCurveStep(chart, data, info, u.cursor.idx === null || u.cursor.idx === undefined ? null : u.data[0][u.cursor.idx]); }],
     },
   };
-  var u = new uPlot(opts, [chart.x].concat(chart.series.map(function (s) { return s.y; })), plot);
-  showCurveStep(chart, runs, info, null);
+  var u = new uPlot(opts, alignedCurve(chart), plot);
+  showCurveStep(chart, data, info, null);
   return function () { u.setSize({ width: plot.clientWidth, height: CURVE_HEIGHT }); };
 }

@@ -6,8 +6,32 @@ Array.prototype.forEach.call(document.querySelectorAll('table.sortable'), functi
 });
 Array.prototype.forEach.call(document.querySelectorAll('.tabs'), groupTabs);
 
-var resizers = data.charts.map(function (chart) { return mountCurve(chart, data.runs); });
-resizers.push(mountPareto(data.pareto));
+var resizers = [mountPareto(data.pareto)];
 window.addEventListener('resize', function () { resizers.forEach(function (resize) { resize(); }); });
 
-mountTimeline(data.runs);
+// A token curve is drawn when it comes near the screen: hundreds of charts drawn up front would keep
+// a big report from opening. The first batch of callbacks covers what is on screen at load.
+var firstCurves = new Promise(function (resolve) {
+  var pending = {};
+  data.charts.forEach(function (chart) { pending[chart.domId] = chart; });
+  if (data.charts.length === 0 || typeof IntersectionObserver === 'undefined') {
+    data.charts.forEach(function (chart) { resizers.push(mountCurve(chart, data)); });
+    resolve();
+    return;
+  }
+  var observer = new IntersectionObserver(function (entries) {
+    entries.forEach(function (entry) {
+      var chart = pending[entry.target.id];
+      if (!entry.isIntersecting || !chart) return;
+      delete pending[entry.target.id];
+      observer.unobserve(entry.target);
+      resizers.push(mountCurve(chart, data));
+    });
+    resolve();
+  }, { rootMargin: '400px 0px' });
+  data.charts.forEach(function (chart) { observer.observe(document.getElementById(chart.domId)); });
+});
+
+// The ready state (data-ready on <html>): the curves on screen drawn and the first timeline shown;
+// tests and bench-speed's load time wait for it.
+Promise.all([firstCurves, mountTimeline(data)]).then(function () { document.documentElement.dataset.ready = 'true'; });
