@@ -36,6 +36,8 @@ export interface Pareto {
   readonly points: ParetoPoint[];
   /** The recommended configuration's label, when there is one. */
   readonly recommended: string | null;
+  /** What the rule picks when the recommended configuration is left out, with its numbers. */
+  readonly runnerUp: string | null;
   /** How the recommendation was picked, with the numbers. */
   readonly rule: string;
   /** Caveats: scenarios left out so every configuration is compared on the same ones. */
@@ -65,7 +67,7 @@ export function paretoOf(groups: readonly { col: Column; runs: RunResult[] }[]):
     common.length === all.length
       ? ''
       : `Compared on the ${fmtInt(common.length)} of ${fmtInt(all.length)} scenarios every configuration ran.`;
-  if (common.length === 0) return { axis: 'dollars', points: [], recommended: null, rule: 'No scenario was run by every configuration: nothing to compare.', note };
+  if (common.length === 0) return { axis: 'dollars', points: [], recommended: null, runnerUp: null, rule: 'No scenario was run by every configuration: nothing to compare.', note };
 
   const compared = groups.map((g) => ({ col: g.col, runs: g.runs.filter((r) => common.includes(r.config.scenarioId)) }));
   const aggregates = compared.map(({ runs }) => aggregateRuns(runs));
@@ -78,13 +80,16 @@ export function paretoOf(groups: readonly { col: Column; runs: RunResult[] }[]):
     cost: priced ? Number(aggregates[i]!.cost.usd!.toFixed(4)) : aggregates[i]!.inputTokens,
     success: Math.round((sum(runs, runSuccess) / runs.length) * 1000) / 1000,
   }));
-  const best = Math.max(...raw.map((p) => p.success));
   // Cheapest within WITHIN of the best; among equal costs the more successful, then the first column.
   // When no configuration completed a run, the cheapest failure is no default anyone should pick.
-  const pick =
-    best === 0
-      ? undefined
-      : raw.filter((p) => p.success >= best - WITHIN - 1e-9).sort((a, b) => a.cost - b.cost || b.success - a.success)[0]!;
+  const pickOf = <P extends { cost: number; success: number }>(among: readonly P[]): P | undefined => {
+    const best = Math.max(0, ...among.map((p) => p.success));
+    return best === 0 ? undefined : among.filter((p) => p.success >= best - WITHIN - 1e-9).sort((a, b) => a.cost - b.cost || b.success - a.success)[0];
+  };
+  const best = Math.max(...raw.map((p) => p.success));
+  const pick = pickOf(raw);
+  // What the same rule picks without the recommended one.
+  const runnerUp = pickOf(raw.filter((p) => p !== pick));
   const points = raw
     .map((p) => ({
       label: p.col.label,
@@ -100,12 +105,20 @@ export function paretoOf(groups: readonly { col: Column; runs: RunResult[] }[]):
     .sort((a, b) => a.cost - b.cost || b.success - a.success);
   if (pick === undefined) {
     const rule = 'No configuration completed a run (each overflowed the window, broke tool-call pairing or was stopped): nothing to recommend; try a larger window or other settings.';
-    return { axis, points, recommended: null, rule, note };
+    return { axis, points, recommended: null, runnerUp: null, rule, note };
   }
   const rule =
     raw.length === 1
       ? `Only one configuration ran: ${pick.col.label}.`
       : `The cheapest configuration (by ${axis}) whose success is within ${WITHIN * 100} percentage point of the best (${fmtPct(best)}): ` +
         `${pick.col.label}, ${fmtPct(pick.success)} for ${priced ? dollars(pick.cost) : `${fmtInt(pick.cost)} tokens`}.`;
-  return { axis, points, recommended: pick.col.label, rule, note };
+  const costText = (cost: number): string => (priced ? dollars(cost) : `${fmtInt(cost)} tokens`);
+  return {
+    axis,
+    points,
+    recommended: pick.col.label,
+    runnerUp: runnerUp ? `${runnerUp.col.label}, ${fmtPct(runnerUp.success)} for ${costText(runnerUp.cost)}` : null,
+    rule,
+    note,
+  };
 }

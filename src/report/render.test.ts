@@ -204,7 +204,7 @@ describe('renderReport', () => {
 
   it('has one matrix row per scenario with each cell outcome, overflow marked', () => {
     const matrix = /<section id="matrix">([^]*?)<\/section>/.exec(html)![1]!;
-    const rows = matrix.match(/<tr>\s*<th scope="row">/g);
+    const rows = matrix.match(/<tr data-scenario[^>]*>\s*<th scope="row">/g);
     expect(rows).toHaveLength(2);
     expect(matrix).toContain('Add login rate limiting');
     expect(matrix).toMatch(/<div class="cell overflow" title="context of 7000 tokens exceeds the 8000 window">\s*<a class="status" href="#run-3">overflow at step 5<\/a>/);
@@ -357,12 +357,14 @@ describe('renderReport', () => {
     expect(group).toMatch(/data-sort="raw">[^]*?<td data-sort="1"[^>]*>1\/1/);
   });
 
-  it('states the recommended default and the rule that picked it, with every point in a table', () => {
-    const pareto = /<section id="pareto">([^]*?)<\/section>/.exec(html)![1]!;
-    expect(pareto).toContain('Recommended default: <strong>codex (summarization)</strong>');
-    expect(pareto).toContain(
+  it('states the recommended default, the rule that picked it and its runner-up first, with every point in a table', () => {
+    const main = /<main>\s*<section id="recommendation">([^]*?)<\/section>/.exec(html)![1]!;
+    expect(main).toContain('Recommended default: <strong>codex (summarization)</strong>');
+    expect(main).toContain(
       'The cheapest configuration (by billed input tokens) whose success is within 1 percentage point of the best (91.9%): codex (summarization), 91.9% for 49,800 tokens.',
     );
+    expect(main).toContain('Runner-up (the same rule without it): masking, 81.9% for 41,600 tokens.');
+    const pareto = /<section id="pareto">([^]*?)<\/section>/.exec(html)![1]!;
     const rows = [...pareto.matchAll(/<tr(?: class="recommended")?><th scope="row">[^]*?<\/svg>([^<]+)[^]*?<td>([^<]+)<\/td><td>([^<]+)<\/td><td>(\w+)<\/td><\/tr>/g)].map((m) => m.slice(1).map((cell) => cell.trim()).join(' | '));
     expect(rows).toEqual(['raw | 38,800 tokens | 50.0% | yes', 'masking | 41,600 tokens | 81.9% | yes', 'codex (summarization) | 49,800 tokens | 91.9% | yes']);
     expect(dataOf(html).pareto.points.filter((p) => p.recommended).map((p) => p.label)).toEqual(['codex (summarization)']);

@@ -66,6 +66,10 @@ export interface ReportView {
   readonly pareto: Pareto & { readonly definition: string };
   readonly matrix: { columns: Column[]; rows: MatrixRow[] };
   readonly charts: ChartView[];
+  /** What the scenario filter offers: scenario groups and recorded outcomes, when there are several. */
+  readonly filter: { groups: string[]; outcomes: string[] };
+  /** Many scenarios: the matrix and the curves start closed, so the page opens short. */
+  readonly collapsed: boolean;
   readonly baseline: BaselineDiff | null;
   /** The timeline's run picker: one group per scenario. */
   readonly timeline: { scenario: string; runs: { index: number; label: string }[] }[];
@@ -80,7 +84,15 @@ export interface SummaryGroup {
   readonly table: SummaryTable;
 }
 
-interface MatrixRow {
+/** What the page's scenario filter matches a matrix row or a chart on. */
+interface ScenarioFacets {
+  readonly group: string;
+  readonly outcome: string;
+  /** Whether some run of the scenario did not complete. */
+  readonly failed: boolean;
+}
+
+interface MatrixRow extends ScenarioFacets {
   readonly scenarioId: string;
   readonly title: string;
   /** False when the title is the id, so it isn't printed twice. */
@@ -105,7 +117,7 @@ interface CellRun {
   readonly successTitle: string;
 }
 
-interface ChartView {
+interface ChartView extends ScenarioFacets {
   readonly domId: string;
   readonly scenarioId: string;
   readonly title: string;
@@ -119,7 +131,14 @@ export function buildView(runs: readonly RunResult[], meta: ReportMeta): ReportV
   const indexOf = new Map(runs.map((r, i) => [r, i]));
   const runIndex = (r: RunResult): number => indexOf.get(r)!;
 
+  const facets = new Map(
+    scenarios.map(([scenarioId]): [string, ScenarioFacets] => {
+      const own = runs.filter((r) => r.config.scenarioId === scenarioId);
+      return [scenarioId, { group: scenarioGroupOf(own[0]!), outcome: own[0]!.config.outcome ?? 'unknown', failed: own.some((r) => r.summary.status !== 'completed') }];
+    }),
+  );
   const matrixRows = scenarios.map(([scenarioId, title]) => ({
+    ...facets.get(scenarioId)!,
     scenarioId,
     title,
     showId: title !== scenarioId,
@@ -149,7 +168,9 @@ export function buildView(runs: readonly RunResult[], meta: ReportMeta): ReportV
     groupTabs: summaries.length > 1,
     pareto: { ...pareto, definition: SUCCESS_DEFINITION },
     matrix: { columns: distinctColumns, rows: matrixRows },
-    charts: charts.map(({ domId, scenarioId, title }) => ({ domId, scenarioId, title, showId: title !== scenarioId })),
+    charts: charts.map(({ domId, scenarioId, title }) => ({ ...facets.get(scenarioId)!, domId, scenarioId, title, showId: title !== scenarioId })),
+    filter: { groups: several([...facets.values()].map((f) => f.group)), outcomes: several([...facets.values()].map((f) => f.outcome)) },
+    collapsed: scenarios.length > COLLAPSE_OVER,
     baseline: meta.baseline && runs.length ? baselineDiff(meta.baseline, candidateRuns(runs, meta.database)) : null,
     timeline: scenarios.map(([scenarioId, title]) => ({
       scenario: title === scenarioId ? title : `${title} (${scenarioId})`,
@@ -175,6 +196,15 @@ function packedTimelines(runs: readonly RunResult[], scenarioIds: readonly strin
     return gzipSync(JSON.stringify(own.map((r) => timelineOf(r, columnOf(r)))), { level: 9 }).toString('base64');
   });
   return { timelines, runs: runs.map((r) => place.get(r)!) };
+}
+
+/** Scenarios a page shows open: the bundled suite's, and a few more. */
+const COLLAPSE_OVER = 20;
+
+/** The distinct values, sorted, when there are at least two to choose from. */
+function several(values: readonly string[]): string[] {
+  const unique = distinct(values).sort();
+  return unique.length > 1 ? unique : [];
 }
 
 /** All scenarios first, then each scenario group (the folder a scenario came from) when there are several. */

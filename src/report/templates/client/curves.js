@@ -16,16 +16,13 @@ function curveYMax(chart) {
   return (top || 1) * 1.08;
 }
 
-// Window and threshold lines, then markers, on top of the series (uPlot's "draw" hook).
+// Window and threshold lines, then markers, on top of the series (uPlot's "draw" hook). The lines'
+// labels are text over the plot (placeLineLabels).
 function drawCurveOverlay(chart, u) {
   var ctx = u.ctx;
   var box = u.bbox;
   var px = uPlot.pxRatio;
   ctx.save();
-  ctx.font = 11 * px + 'px ' + FONT;
-  // Labels sit at the left end: token curves start low, so that corner is rarely covered.
-  ctx.textAlign = 'left';
-  ctx.textBaseline = 'bottom';
   chart.lines.forEach(function (line) {
     var y = Math.round(u.valToPos(line.value, 'y', true)) + 0.5;
     ctx.strokeStyle = line.color;
@@ -35,8 +32,6 @@ function drawCurveOverlay(chart, u) {
     ctx.moveTo(box.left, y);
     ctx.lineTo(box.left + box.width, y);
     ctx.stroke();
-    ctx.fillStyle = line.color;
-    ctx.fillText(line.label, box.left + 4 * px, y - 2 * px);
   });
   ctx.setLineDash([]);
   chart.markers.forEach(function (m) {
@@ -44,6 +39,48 @@ function drawCurveOverlay(chart, u) {
     drawGlyph(ctx, m.kind, u.valToPos(m.x, 'x', true), u.valToPos(m.y, 'y', true), 5 * px, chart.series[m.series].color);
   });
   ctx.restore();
+}
+
+/**
+ * Each line's label, inside the plot and over no other label: above its line at the left, else at
+ * the right, else below it; one too long for the plot is cut (its title holds it all). A label with
+ * no room left is named under the chart instead, so labels of close thresholds never overprint.
+ */
+function placeLineLabels(chart, u, layer, note) {
+  layer.replaceChildren();
+  var width = u.over.clientWidth;
+  var height = u.over.clientHeight;
+  var placed = [];
+  var unlabelled = [];
+  var free = function (r) {
+    return r.x0 >= 0 && r.x1 <= width && r.y0 >= 0 && r.y1 <= height &&
+      placed.every(function (q) { return r.x1 <= q.x0 || r.x0 >= q.x1 || r.y1 <= q.y0 || r.y0 >= q.y1; });
+  };
+  chart.lines
+    .map(function (line) { return { line: line, y: u.valToPos(line.value, 'y') }; })
+    .filter(function (l) { return l.y >= 0 && l.y <= height; }) // lines above the chart are named under it already
+    .sort(function (a, b) { return (a.line.kind === 'window' ? -1 : 0) - (b.line.kind === 'window' ? -1 : 0) || a.y - b.y; })
+    .forEach(function (l) {
+      var label = el('div', 'line-label', l.line.label);
+      label.title = l.line.label;
+      label.style.color = l.line.color;
+      label.style.maxWidth = Math.max(0, width - 8) + 'px';
+      layer.appendChild(label);
+      var w = label.offsetWidth;
+      var h = label.offsetHeight;
+      var spot = [[4, l.y - h - 1], [width - w - 4, l.y - h - 1], [4, l.y + 1], [width - w - 4, l.y + 1]]
+        .map(function (p) { return { x0: p[0], y0: p[1], x1: p[0] + w, y1: p[1] + h }; })
+        .filter(free)[0];
+      if (!spot) {
+        layer.removeChild(label);
+        unlabelled.push(l.line.label);
+        return;
+      }
+      placed.push(spot);
+      label.style.left = spot.x0 + 'px';
+      label.style.top = spot.y0 + 'px';
+    });
+  note.textContent = unlabelled.length ? 'Lines without room for a label: ' + unlabelled.join('; ') : '';
 }
 
 /** The agent's request at a step (its session and prompt tokens, as the curve has them) and the step's events, from a run's timeline. */
@@ -103,6 +140,9 @@ function mountCurve(chart, data) {
   if (above.length) {
     host.querySelector('.offscale').textContent = 'Above the chart: ' + above.map(function (l) { return l.label; }).join('; ');
   }
+  var unlabelled = el('div', 'offscale');
+  host.insertBefore(unlabelled, info);
+  var layer = el('div', 'line-labels');
   var opts = {
     width: plot.clientWidth,
     height: CURVE_HEIGHT,
@@ -127,11 +167,13 @@ function mountCurve(chart, data) {
       }),
     ),
     hooks: {
-      draw: [function (u) { drawCurveOverlay(chart, u); }],
+      draw: [function (u) { drawCurveOverlay(chart, u); placeLineLabels(chart, u, layer, unlabelled); }],
       setCursor: [function (u) { showCurveStep(chart, data, info, u.cursor.idx === null || u.cursor.idx === undefined ? null : u.data[0][u.cursor.idx]); }],
     },
   };
   var u = new uPlot(opts, alignedCurve(chart), plot);
+  u.over.appendChild(layer);
+  placeLineLabels(chart, u, layer, unlabelled);
   showCurveStep(chart, data, info, null);
   return function () { u.setSize({ width: plot.clientWidth, height: CURVE_HEIGHT }); };
 }

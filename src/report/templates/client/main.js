@@ -5,6 +5,7 @@ Array.prototype.forEach.call(document.querySelectorAll('table.sortable'), functi
   sortable(table, document.getElementById('sort-status'));
 });
 Array.prototype.forEach.call(document.querySelectorAll('.tabs'), groupTabs);
+Array.prototype.forEach.call(document.querySelectorAll('form.scenario-filter'), scenarioFilter);
 
 var resizers = [mountPareto(data.pareto)];
 window.addEventListener('resize', function () { resizers.forEach(function (resize) { resize(); }); });
