@@ -11,6 +11,11 @@ function compact(n) {
   return String(n);
 }
 
+/** Decimals that tell ticks `step` apart: 0.5 apart needs one, 0.02 two; never fewer than none. */
+function tickDecimals(step) {
+  return Math.min(6, Math.max(0, Math.ceil(-Math.log10(step) - 1e-9)));
+}
+
 function percent(fraction) {
   return (fraction * 100).toFixed(1) + '%';
 }

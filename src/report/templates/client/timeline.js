@@ -95,20 +95,17 @@ function renderTimeline(run, body) {
   body.appendChild(table);
 }
 
-/**
- * Wires the picker and the #run-N links. The first run shows until another is picked. Resolves once
- * the first run shown is rendered.
- */
+/** Wires the picker and the #run-N links. The first run shows until another is picked. */
 function mountTimeline(data) {
   var select = document.getElementById('timeline-run');
   var body = document.getElementById('timeline-body');
-  if (!select || !body || data.runs.length === 0) return Promise.resolve();
+  if (!select || !body || data.runs.length === 0) return;
   var shown = null;
   function open(index, scroll) {
-    if (!(index >= 0 && index < data.runs.length)) return Promise.resolve();
+    if (!(index >= 0 && index < data.runs.length)) return;
     select.value = String(index);
     shown = index;
-    return runTimeline(data, index).then(function (run) {
+    runTimeline(data, index).then(function (run) {
       if (shown !== index) return; // another run was picked meanwhile
       renderTimeline(run, body);
       if (scroll) document.getElementById('timeline').scrollIntoView();
@@ -116,7 +113,8 @@ function mountTimeline(data) {
   }
   function fromHash(scroll) {
     var match = /^#run-(\d+)$/.exec(location.hash);
-    return match ? open(Number(match[1]), scroll) : null;
+    if (match) open(Number(match[1]), scroll);
+    return Boolean(match);
   }
   select.addEventListener('change', function () { open(Number(select.value), false); });
   window.addEventListener('hashchange', function () { fromHash(true); });
@@ -125,5 +123,5 @@ function mountTimeline(data) {
     var link = event.target.closest && event.target.closest('a[href^="#run-"]');
     if (link && link.getAttribute('href') === location.hash) fromHash(true);
   });
-  return fromHash(true) || open(0, false);
+  if (!fromHash(true)) open(0, false);
 }
