@@ -17,8 +17,10 @@ function dataOf(html: string): ReportData {
 }
 
 /** Every run's timeline, in report order, inflated as the page does. */
-function timelinesOf(data: ReportData): TimelineRun[] {
-  const scenarios = data.timelines.map((blob) => JSON.parse(gunzipSync(Buffer.from(blob, 'base64')).toString('utf8')) as TimelineRun[]);
+function timelinesOf(html: string): TimelineRun[] {
+  const data = dataOf(html);
+  const blobs = JSON.parse(/<script type="application\/json" id="ctxbench-timelines">([^]*?)<\/script>/.exec(html)![1]!) as string[];
+  const scenarios = blobs.map((blob) => JSON.parse(gunzipSync(Buffer.from(blob, 'base64')).toString('utf8')) as TimelineRun[]);
   return data.runs.map(([scenario, at]) => scenarios[scenario]![at]!);
 }
 
@@ -238,9 +240,9 @@ describe('renderReport', () => {
     expect(html).not.toContain('<b>bug</b>');
     expect(html).not.toContain('bad"id<i>');
     expect(html).toContain('Fix &quot;auth&quot; &lt;b&gt;bug&lt;/b&gt; &lt;/script&gt;&lt;script&gt;window.__pwned&#x3D;1&lt;/script&gt;');
-    // Exactly the three inline scripts: data, uPlot, page.
-    expect(html.match(/<script/g)).toHaveLength(3);
-    expect(html.match(/<\/script>/g)).toHaveLength(3);
+    // Exactly the four inline scripts: data, uPlot, page, timelines.
+    expect(html.match(/<script/g)).toHaveLength(4);
+    expect(html.match(/<\/script>/g)).toHaveLength(4);
   });
 
   it('embeds the chart data as parseable JSON with the right series', () => {
@@ -261,7 +263,7 @@ describe('renderReport', () => {
     // Each strategy series points at its run's timeline, where hovering reads sessions and events.
     expect(strategySeries(a).map((s) => s.run)).toEqual([0, 1, 2]);
     expect(strategySeries(b).map((s) => s.run)).toEqual([3, 4, 5]);
-    expect(timelinesOf(data)[4]!.steps.session).toEqual([1, 1, 1, 1, 2, 2, 2]);
+    expect(timelinesOf(html)[4]!.steps.session).toEqual([1, 1, 1, 1, 2, 2, 2]);
 
     // The overflowing request was never sent: its marker sits on the event's count, past the curve.
     expect(b.series.map((s) => s.label)).toEqual(['raw', 'masking', 'codex (summarization)']);
@@ -302,7 +304,7 @@ describe('renderReport', () => {
   });
 
   it('embeds one timeline per run: requests, what the strategy did to which messages, its text, probes', () => {
-    const runs = timelinesOf(dataOf(html));
+    const runs = timelinesOf(html);
     expect(runs.map((r) => `${r.label}: ${r.status}`)).toEqual([
       'raw: completed',
       'masking: completed',
@@ -340,7 +342,7 @@ describe('renderReport', () => {
   it('escapes what a timeline carries: summaries and answers stay text inside the JSON', () => {
     const data = /<script type="application\/json" id="ctxbench-data">([^]*?)<\/script>/.exec(html)![1]!;
     expect(data).not.toMatch(/[<\u2028\u2029]/);
-    expect(timelinesOf(dataOf(html))[3]!.probes[0]!.answer).toBe(`answer 1 ${INJECTION}`);
+    expect(timelinesOf(html)[3]!.probes[0]!.answer).toBe(`answer 1 ${INJECTION}`);
   });
 
   it('summarises each scenario group (the folder a scenario came from) apart, behind buttons', () => {
@@ -408,7 +410,7 @@ describe('renderReport', () => {
   it('renders a page without runs', () => {
     const empty = renderReport([], { ...meta, title: 'Nothing yet' });
     expect(empty).toContain('No runs to report.');
-    expect(dataOf(empty)).toEqual({ charts: [], timelines: [], runs: [], pareto: { axis: 'dollars', points: [] } });
+    expect(dataOf(empty)).toEqual({ charts: [], runs: [], pareto: { axis: 'dollars', points: [] } });
   });
 });
 

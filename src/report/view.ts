@@ -34,13 +34,7 @@ export interface ReportMeta {
 /** The JSON the page script reads (schema of <script id="ctxbench-data">). */
 export interface ReportData {
   readonly charts: ChartData[];
-  /**
-   * Per scenario, in chart order, the timelines of its runs (TimelineRun[]) as gzipped JSON in base64:
-   * every request of every run would make the page grow with the runs' length, so the page inflates
-   * one scenario's when a reader opens one of its runs or hovers its chart.
-   */
-  readonly timelines: string[];
-  /** Every run, in report order: [its scenario's entry in `timelines`, its place there]; matrix links and chart series point here by index. */
+  /** Every run, in report order: [its scenario's entry in `ReportView.timelines`, its place there]; matrix links and chart series point here by index. */
   readonly runs: [scenario: number, at: number][];
   readonly pareto: ParetoChart;
 }
@@ -74,6 +68,13 @@ export interface ReportView {
   /** The timeline's run picker: one group per scenario. */
   readonly timeline: { scenario: string; runs: { index: number; label: string }[] }[];
   readonly data: ReportData;
+  /**
+   * Per scenario, in chart order, the timelines of its runs (TimelineRun[]) as gzipped JSON in base64:
+   * every request of every run would make the page grow with the runs' length, so the page inflates
+   * one scenario's when a reader opens one of its runs or hovers its chart. Embedded after the page
+   * script (<script id="ctxbench-timelines">), so the first screen does not wait for them.
+   */
+  readonly timelines: string[];
 }
 
 export interface SummaryGroup {
@@ -156,6 +157,7 @@ export function buildView(runs: readonly RunResult[], meta: ReportMeta): ReportV
   const pareto = paretoOf(runsByColumn(columns, runs));
 
   const summaries = summaryGroups(runs, columnOf);
+  const timelines = packedTimelines(runs, scenarios.map(([id]) => id), columnOf);
   return {
     title: meta.title ?? 'ctxbench report',
     generatedAt: utcMinute(meta.generatedAt),
@@ -176,9 +178,10 @@ export function buildView(runs: readonly RunResult[], meta: ReportMeta): ReportV
       scenario: title === scenarioId ? title : `${title} (${scenarioId})`,
       runs: runs.filter((r) => r.config.scenarioId === scenarioId).map((r) => ({ index: runIndex(r), label: `${columnOf(r).label}: ${statusText(r)}` })),
     })),
+    timelines: timelines.blobs,
     data: {
       charts,
-      ...packedTimelines(runs, scenarios.map(([id]) => id), columnOf),
+      runs: timelines.runs,
       pareto: {
         axis: pareto.axis,
         points: pareto.points.map(({ label, color, cost, success, front, recommended }) => ({ label, color, cost, success, front, recommended })),
@@ -187,15 +190,15 @@ export function buildView(runs: readonly RunResult[], meta: ReportMeta): ReportV
   };
 }
 
-function packedTimelines(runs: readonly RunResult[], scenarioIds: readonly string[], columnOf: (run: RunResult) => Column): Pick<ReportData, 'timelines' | 'runs'> {
+function packedTimelines(runs: readonly RunResult[], scenarioIds: readonly string[], columnOf: (run: RunResult) => Column): { blobs: string[]; runs: ReportData['runs'] } {
   const place = new Map<RunResult, [number, number]>();
-  const timelines = scenarioIds.map((scenarioId, s) => {
+  const blobs = scenarioIds.map((scenarioId, s) => {
     const own = runs.filter((r) => r.config.scenarioId === scenarioId);
     own.forEach((r, at) => place.set(r, [s, at]));
     // Deflated for size only: the page reads it with the browser's DecompressionStream, no library.
     return gzipSync(JSON.stringify(own.map((r) => timelineOf(r, columnOf(r)))), { level: 9 }).toString('base64');
   });
-  return { timelines, runs: runs.map((r) => place.get(r)!) };
+  return { blobs, runs: runs.map((r) => place.get(r)!) };
 }
 
 /** Scenarios a page shows open: the bundled suite's, and a few more. */

@@ -86,18 +86,24 @@ function drawGlyph(ctx, kind, x, y, r, color) {
   ctx.stroke();
 }
 
-// Timelines come gzipped in base64, one string per scenario (view.ts): inflated on first use, once.
+// Timelines come gzipped in base64, one string per scenario (view.ts), after this script: read once
+// the page is parsed, each inflated on first use, once.
+var timelineBlobs = new Promise(function (resolve) {
+  var read = function () { resolve(JSON.parse(document.getElementById('ctxbench-timelines').textContent)); };
+  if (document.readyState === 'loading') document.addEventListener('DOMContentLoaded', read);
+  else read();
+});
 var inflated = {};
-function scenarioTimelines(data, scenario) {
-  if (!inflated[scenario]) {
-    var bytes = Uint8Array.from(atob(data.timelines[scenario]), function (c) { return c.charCodeAt(0); });
+function scenarioTimelines(scenario) {
+  if (!inflated[scenario]) inflated[scenario] = timelineBlobs.then(function (blobs) {
+    var bytes = Uint8Array.from(atob(blobs[scenario]), function (c) { return c.charCodeAt(0); });
     var stream = new Blob([bytes]).stream().pipeThrough(new DecompressionStream('gzip'));
-    inflated[scenario] = new Response(stream).text().then(function (text) {
+    return new Response(stream).text().then(function (text) {
       var runs = JSON.parse(text);
       runs.forEach(function (run) { run.steps = expandSteps(run.steps); });
       return runs;
     });
-  }
+  });
   return inflated[scenario];
 }
 
@@ -117,5 +123,5 @@ function expandSteps(packed) {
 /** A run's timeline (a promise), by its index in the report. */
 function runTimeline(data, index) {
   var ref = data.runs[index];
-  return scenarioTimelines(data, ref[0]).then(function (runs) { return runs[ref[1]]; });
+  return scenarioTimelines(ref[0]).then(function (runs) { return runs[ref[1]]; });
 }
