@@ -228,7 +228,7 @@ describe('renderReport', () => {
       'probes 2/2 (v2 s0 r0) · ref recall 100.0%',
       'probes 1/2 (v1 s0 r0) · ref recall 90.0%',
       'probes 2/2 (v1 s1 r0) · ref recall 80.0%',
-      'probes 1/2 (v1 s0 r0) · ref recall 100.0%',
+      'probes 1/2 (v1 s0 r0) · ref recall 100.0% over the 4 of 7 steps reached',
       'probes 2/2 (v2 s0 r0) · ref recall 87.5%',
       'probes 2/2 (v1 s0 r1) · ref recall 87.5%',
     ]);

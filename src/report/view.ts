@@ -229,6 +229,10 @@ function summaryGroups(runs: readonly RunResult[], columnOf: (run: RunResult) =>
   ];
 }
 
+/** Recall is measured over the steps a run reached: one that stopped early says how many those were. */
+const coverage = ({ summary }: RunResult): string =>
+  summary.status === 'completed' || summary.steps >= summary.totalSteps ? '' : ` over the ${fmtInt(summary.steps)} of ${fmtInt(summary.totalSteps)} steps reached`;
+
 function cellRun(run: RunResult, index: number): CellRun {
   const { summary } = run;
   const aggregate = aggregateRuns([run]);
@@ -244,7 +248,7 @@ function cellRun(run: RunResult, index: number): CellRun {
     peakPct: fmtPct(summary.peakContextPct),
     restarts: fmtInt(summary.restarts),
     rereads: summary.recovery ? `${fmtInt(summary.recovery.rereads)} re-reads, ${fmtInt(summary.recovery.rereadInputTokens)} tokens` : '',
-    success: [aggregate.probes.total ? `probes ${probes.text} (${probes.detail})` : '', recall.value === null ? '' : `ref recall ${recall.text}`]
+    success: [aggregate.probes.total ? `probes ${probes.text} (${probes.detail})` : '', recall.value === null ? '' : `ref recall ${recall.text}${coverage(run)}`]
       .filter((part) => part !== '')
       .join(' · '),
     successTitle: probes.title ?? '',
