@@ -36,6 +36,11 @@ export interface Pareto {
   readonly points: ParetoPoint[];
   /** The recommended configuration's label, when there is one. */
   readonly recommended: string | null;
+  /**
+   * When the recommended configuration is a sweep's, each swept number it takes at the end of the
+   * grid ("softThreshold=0.9, the largest of 0.5 to 0.9"): a better setting may lie beyond.
+   */
+  readonly edge: string | null;
   /** What the rule picks when the recommended configuration is left out, with its numbers. */
   readonly runnerUp: string | null;
   /** How the recommendation was picked, with the numbers. */
@@ -59,6 +64,23 @@ export function runSuccess(run: RunResult): number {
 const dominates = (a: { cost: number; success: number }, b: { cost: number; success: number }): boolean =>
   a.cost <= b.cost && a.success >= b.success && (a.cost < b.cost || a.success > b.success);
 
+/**
+ * The swept numbers the picked configuration takes at the low or high end of its strategy's grid (3
+ * settings or more), as "name=value, the largest of a to b"; null when none is.
+ */
+function gridEdge(picked: readonly RunResult[], groups: readonly (readonly RunResult[])[]): string | null {
+  const config = picked[0]?.config;
+  if (!config) return null;
+  const settings = groups.flatMap((runs) => (runs[0] && runs[0].config.strategy === config.strategy ? [runs[0].config.params] : []));
+  const edges = Object.entries(config.params).flatMap(([name, value]) => {
+    if (typeof value !== 'number') return [];
+    const values = distinct(settings.map((p) => p[name]).filter((v): v is number => typeof v === 'number')).sort((a, b) => a - b);
+    if (values.length < 3 || (value !== values[0] && value !== values.at(-1))) return [];
+    return [`${name}=${value}, the ${value === values[0] ? 'smallest' : 'largest'} of ${values[0]} to ${values.at(-1)}`];
+  });
+  return edges.length ? edges.join('; ') : null;
+}
+
 export function paretoOf(groups: readonly { col: Column; runs: RunResult[] }[]): Pareto {
   const sets = groups.map((g) => new Set(g.runs.map((r) => r.config.scenarioId)));
   const all = distinct(groups.flatMap((g) => g.runs.map((r) => r.config.scenarioId)));
@@ -67,7 +89,7 @@ export function paretoOf(groups: readonly { col: Column; runs: RunResult[] }[]):
     common.length === all.length
       ? ''
       : `Compared on the ${fmtInt(common.length)} of ${fmtInt(all.length)} scenarios every configuration ran.`;
-  if (common.length === 0) return { axis: 'dollars', points: [], recommended: null, runnerUp: null, rule: 'No scenario was run by every configuration: nothing to compare.', note };
+  if (common.length === 0) return { axis: 'dollars', points: [], recommended: null, runnerUp: null, edge: null, rule: 'No scenario was run by every configuration: nothing to compare.', note };
 
   const compared = groups.map((g) => ({ col: g.col, runs: g.runs.filter((r) => common.includes(r.config.scenarioId)) }));
   const aggregates = compared.map(({ runs }) => aggregateRuns(runs));
@@ -77,6 +99,7 @@ export function paretoOf(groups: readonly { col: Column; runs: RunResult[] }[]):
   // Rounded to what the page prints, so two points that read alike are alike on the front too.
   const raw = compared.map(({ col, runs }, i) => ({
     col,
+    runs,
     cost: priced ? Number(aggregates[i]!.cost.usd!.toFixed(4)) : aggregates[i]!.inputTokens,
     success: Math.round((sum(runs, runSuccess) / runs.length) * 1000) / 1000,
   }));
@@ -105,7 +128,7 @@ export function paretoOf(groups: readonly { col: Column; runs: RunResult[] }[]):
     .sort((a, b) => a.cost - b.cost || b.success - a.success);
   if (pick === undefined) {
     const rule = 'No configuration completed a run (each overflowed the window, broke tool-call pairing or was stopped): nothing to recommend; try a larger window or other settings.';
-    return { axis, points, recommended: null, runnerUp: null, rule, note };
+    return { axis, points, recommended: null, runnerUp: null, edge: null, rule, note };
   }
   const rule =
     raw.length === 1
@@ -118,6 +141,7 @@ export function paretoOf(groups: readonly { col: Column; runs: RunResult[] }[]):
     points,
     recommended: pick.col.label,
     runnerUp: runnerUp ? `${runnerUp.col.label}, ${fmtPct(runnerUp.success)} for ${costText(runnerUp.cost)}` : null,
+    edge: gridEdge(pick.runs, compared.map((g) => g.runs)),
     rule,
     note,
   };

@@ -407,6 +407,16 @@ describe('renderReport', () => {
     expect(header).toBe('Scenario raw masking (keep_last&#x3D;2) codex (summarization) masking (keep_last&#x3D;4)');
   });
 
+  it('says when the recommended setting of a sweep is at the edge of its grid', () => {
+    const [, masking] = sampleRuns() as [RunResult, RunResult];
+    // The same runs at three settings: equal success and cost, so the first column, keep_last=2, is picked.
+    const sweep = [2, 4, 8].map((keep) => ({ ...masking, runId: `keep-${keep}`, config: { ...masking.config, params: { keep_last: keep } } }));
+    const top = /<section id="recommendation">([^]*?)<\/section>/.exec(renderReport(sweep, meta))![1]!;
+    expect(top).toContain('Recommended default: <strong>masking (keep_last&#x3D;2)</strong>');
+    expect(top).toContain('At the edge of the grid: extend it (keep_last&#x3D;2, the smallest of 2 to 8); a better setting may lie beyond.');
+    expect(html).not.toContain('At the edge of the grid');
+  });
+
   it('renders a page without runs', () => {
     const empty = renderReport([], { ...meta, title: 'Nothing yet' });
     expect(empty).toContain('No runs to report.');
