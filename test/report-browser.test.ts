@@ -287,7 +287,7 @@ browserIt('at 15 strategies: distinct series styles everywhere, no threshold lab
         .locator('#curves figure.chart')
         .first()
         .locator('.u-legend .u-series')
-        .evaluateAll((rows) => rows.slice(1).map((row) => `${row.querySelector('.u-label')!.textContent}|${(row.querySelector('.u-marker') as unknown as { style: { borderColor: string } }).style.borderColor}`));
+        .evaluateAll((rows) => rows.filter((row) => row.querySelector('.u-marker')).map((row) => `${row.querySelector('.u-label')!.textContent}|${(row.querySelector('.u-marker') as unknown as { style: { borderColor: string } }).style.borderColor}`));
       expect(legend).toHaveLength(15);
       const hex = (rgb: string): string => `#${(rgb.match(/\d+/g) ?? []).map((n) => Number(n).toString(16).padStart(2, '0')).join('')}`;
       expect(legend.map((l) => `${l.split('|')[0]}|${hex(l.split('|')[1]!)}`)).toEqual(matrixKeys.map((k) => k.split('|').slice(0, 2).join('|')));

@@ -146,13 +146,16 @@ function mountCurve(chart, data) {
   var opts = {
     width: plot.clientWidth,
     height: CURVE_HEIGHT,
+    // The panel under the chart gives each run's exact numbers at the hovered step; the legend's own
+    // values would read a downsampled curve's gaps as "no value".
+    legend: { live: false },
     scales: { x: { time: false }, y: { range: function () { return [0, yMax]; } } },
     axes: [
       // Steps are whole numbers: no ticks between them.
       { label: 'step', font: AXIS_FONT, labelFont: AXIS_FONT, labelSize: 20, incrs: STEP_INCREMENTS },
       { label: 'prompt tokens', font: AXIS_FONT, labelFont: AXIS_FONT, size: 56, values: function (u, ticks) { return ticks.map(compact); } },
     ],
-    series: [{ label: 'step', value: function (u, v) { return v === null || v === undefined ? '—' : String(v); } }].concat(
+    series: [{ label: 'step' }].concat(
       chart.series.map(function (s) {
         return {
           label: s.label,
@@ -162,7 +165,6 @@ function mountCurve(chart, data) {
           // A series has no point where only another one does (downsampled, or ended): its line goes on.
           spanGaps: true,
           points: { show: false },
-          value: function (u, v) { return v === null || v === undefined ? '—' : number.format(v); },
         };
       }),
     ),
