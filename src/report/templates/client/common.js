@@ -11,6 +11,14 @@ function compact(n) {
   return String(n);
 }
 
+/** Axis ticks in k / M with the decimals their spacing needs: 1.25k, 1.50k rather than 1.3k, 1.5k. */
+function compactTicks(ticks, step) {
+  var top = Math.max.apply(null, ticks.map(Math.abs));
+  var unit = top >= 1e6 ? 1e6 : top >= 1e3 ? 1e3 : 1;
+  var suffix = unit === 1e6 ? 'M' : unit === 1e3 ? 'k' : '';
+  return ticks.map(function (v) { return v === 0 ? '0' : (v / unit).toFixed(tickDecimals(step / unit)) + suffix; });
+}
+
 /** Decimals that tell ticks `step` apart: 0.5 apart needs one, 0.02 two; never fewer than none. */
 function tickDecimals(step) {
   return Math.min(6, Math.max(0, Math.ceil(-Math.log10(step) - 1e-9)));

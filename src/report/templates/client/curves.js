@@ -153,7 +153,7 @@ function mountCurve(chart, data) {
     axes: [
       // Steps are whole numbers: no ticks between them.
       { label: 'step', font: AXIS_FONT, labelFont: AXIS_FONT, labelSize: 20, incrs: STEP_INCREMENTS },
-      { label: 'prompt tokens', font: AXIS_FONT, labelFont: AXIS_FONT, size: 56, values: function (u, ticks) { return ticks.map(compact); } },
+      { label: 'prompt tokens', font: AXIS_FONT, labelFont: AXIS_FONT, size: 56, values: function (u, ticks, axis, space, step) { return compactTicks(ticks, step); } },
     ],
     series: [{ label: 'step' }].concat(
       chart.series.map(function (s) {
