@@ -23,6 +23,11 @@
  *    skipped when there is no build.
  * 7. reactive replay: the bundled matrix (every strategy and preset; raw,masking with --quick) in a 32k
  *    window, where strategies compact and runs re-read, replayed reactive against forced. Target <= 1.5x.
+ * 8. the HTML report at scale: 600 runs of 400 steps (4 generated scenarios x every strategy and
+ *    preset, replayed; each run stored 10 times under its own scenario id, so 40 scenarios, as a
+ *    40-scenario matrix would give), rendered; its size (target <= 5 MB) and the time Debian's Chromium
+ *    takes from navigation to the page's ready state (target <= 1.5 s; fastest of 3 loads). Skipped
+ *    without Chromium (CHROMIUM_PATH, or /usr/bin/chromium).
  * 5. a cached live re-run: the project's own model server (src/server) on 127.0.0.1, port 0, and a
  *    small matrix run live through the real Ollama client as `bench run -m ollama:chat:...` does, twice
  *    with one record/replay cache in a temp dir. Target: the re-run sends no request; the time ratio of
@@ -45,7 +50,7 @@
  */
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -66,6 +71,8 @@ import { loadScenarioPaths, loadScenarios, type LoadedScenario } from '../src/sc
 import { parseScenario, prelude, turns } from '../src/scenarios/scenario.js';
 import type { ScenarioFile } from '../src/scenarios/schema.js';
 import { startModelServer } from '../src/server/index.js';
+import { renderReport } from '../src/report/render.js';
+import { findChromium } from '../test/helpers/browser.js';
 import { select } from '../src/strategies/index.js';
 import { resolveParams } from '../src/core/params.js';
 
@@ -520,6 +527,46 @@ for (let r = 0; r < REPS; r++) {
 const ratioReactive = Math.min(...modeTimes.reactive) / Math.min(...modeTimes.forced);
 progress(`reactive replay: forced ${fmtMs(Math.min(...modeTimes.forced))}, reactive ${fmtMs(Math.min(...modeTimes.reactive))}`);
 
+// --- 8. The HTML report of 600 runs x 400 steps: size and load time in Chromium ---------------
+const TARGET_REPORT_MB = 5;
+const TARGET_REPORT_LOAD_MS = 1500;
+const REPORT_SEEDS = [1, 2, 3, 4];
+const REPORT_COPIES = 10;
+const REPORT_STEPS = 400;
+const reportScenarios = REPORT_SEEDS.map((seed): LoadedScenario => ({ scenario: parseScenario(generateScenario({ seed, steps: REPORT_STEPS }), `<generated ${seed}>`), format: 'ctxbench' }));
+const replayed = (await replay(reportScenarios, allEntries, { allowIncomplete: true })).runs;
+// Copies under their own ids: the page draws, packs and compresses each scenario apart, as it would 40.
+const reportRuns = Array.from({ length: REPORT_COPIES }, (_, k) =>
+  replayed.map((r) => ({ ...r, runId: `${r.runId}-${k}`, config: { ...r.config, scenarioId: `${r.config.scenarioId}-${k}`, scenarioTitle: `${r.config.scenarioTitle} (${k + 1})` } })),
+).flat();
+const reportHtml = renderReport(reportRuns, { generatedAt: new Date(), version: 'bench-speed' });
+const reportBytes = Buffer.byteLength(reportHtml);
+const chromiumPath = findChromium();
+let reportLoadMs: number | undefined;
+if (chromiumPath) {
+  const dir = await mkdtemp(path.join(tmpdir(), 'ctxbench-bench-report-'));
+  const file = path.join(dir, 'report.html');
+  await writeFile(file, reportHtml);
+  const { chromium } = await import('playwright-core');
+  const browser = await chromium.launch({ executablePath: chromiumPath, args: ['--headless', '--no-sandbox', '--disable-gpu'] });
+  try {
+    const loads: number[] = [];
+    for (let r = 0; r < 3; r++) {
+      const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+      await page.goto(pathToFileURL(file).href);
+      // The page's own clock: from navigation start to data-ready (curves on screen drawn, first timeline shown).
+      await page.waitForFunction("document.documentElement.dataset.ready === 'true'", undefined, { timeout: 60_000 });
+      loads.push(await page.evaluate<number>('performance.now()'));
+      await page.close();
+    }
+    reportLoadMs = Math.min(...loads);
+  } finally {
+    await browser.close();
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+progress(`report: ${reportRuns.length} runs, ${(reportBytes / 1e6).toFixed(2)} MB, ${reportLoadMs === undefined ? 'no Chromium' : `ready in ${fmtMs(reportLoadMs)}`}`);
+
 // ---------------------------------------------------------------------------------------------
 // Report
 
@@ -555,6 +602,14 @@ addRow('5 cached live re-run / first live run', `${fmtX(liveRatio)} (${fmtX(1 / 
 const threadsMeasured = threadTimes ? `${fmtX(threadTimes.one / threadTimes.two)} (${fmtMs(threadTimes.one)} / ${fmtMs(threadTimes.two)})` : 'skipped (npm run build first)';
 addRow(`7 reactive / forced replay, ${reactiveEntries.length} strategies at 32k`, fmtX(ratioReactive), `<= ${TARGET_REACTIVE}x`, ratioReactive <= TARGET_REACTIVE);
 addRow(`6 ${THREAD_SEEDS.length} x ${THREAD_STEPS} steps x ${allEntries.length} strategies, 1 worker thread / 2`, threadsMeasured, 'none (information)', undefined);
+const reportRows = `${num(reportRuns.length)} runs x ${REPORT_STEPS} steps`;
+addRow(`8 report of ${reportRows}: size`, `${(reportBytes / 1e6).toFixed(2)} MB`, `<= ${TARGET_REPORT_MB} MB`, reportBytes <= TARGET_REPORT_MB * 1e6);
+addRow(
+  `8 report of ${reportRows}: Chromium load to ready`,
+  reportLoadMs === undefined ? 'skipped (no Chromium: CHROMIUM_PATH)' : fmtMs(reportLoadMs),
+  `<= ${fmtMs(TARGET_REPORT_LOAD_MS)}`,
+  reportLoadMs === undefined ? undefined : reportLoadMs <= TARGET_REPORT_LOAD_MS,
+);
 
 console.log('');
 console.log(`bundled: ${memScenarios.length} scenarios, ${num(content.messages)} messages, ${num(content.chars)} chars (${mib(content.bytes)}), ${num(rawSteps)} steps per strategy`);

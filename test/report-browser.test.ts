@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { expect, it } from 'vitest';
+import type { RunResult } from '../src/core/run-records.js';
 import { renderReport } from '../src/report/render.js';
 import { browserPlan, findChromium } from './helpers/browser.js';
 import { bench, ROOT, tempDir } from './helpers/cli.js';
@@ -71,6 +72,22 @@ const paintedPixels = (page: Page, selector: string): Promise<number[]> =>
     }),
   );
 
+/** Opens a report and waits for its ready state: the curves on screen drawn, the first timeline shown. */
+async function open(page: Page, file: string): Promise<void> {
+  await page.goto(pathToFileURL(file).href, { waitUntil: 'load' });
+  await page.waitForFunction("document.documentElement.dataset.ready === 'true'");
+}
+
+/** Scrolls every token curve into view, as a reader would: each is drawn when it nears the screen. */
+async function drawAllCurves(page: Page): Promise<void> {
+  const figures = page.locator('#curves figure.chart');
+  for (let i = 0; i < (await figures.count()); i++) {
+    await figures.nth(i).scrollIntoViewIfNeeded();
+    await figures.nth(i).locator('.plot canvas').waitFor();
+  }
+  await page.evaluate('window.scrollTo(0, 0)');
+}
+
 /** The visible summary table's strategies, top to bottom. */
 const summaryOrder = (page: Page): Promise<(string | null)[]> =>
   page.locator('.summary-group:not([hidden]) table.summary tbody th[scope="row"]').evaluateAll((cells) => cells.map((cell) => cell.getAttribute('data-sort')));
@@ -87,14 +104,15 @@ browserIt('renders the bundled suite: charts drawn, summary sorted, timelines op
     expect(report.code, report.stderr).toBe(0);
 
     await withPage(async (page, problems) => {
-      await page.goto(pathToFileURL(join(cwd, 'report.html')).href, { waitUntil: 'load' });
+      await open(page, join(cwd, 'report.html'));
 
       // Every chart drew something: 13 token curves (12 bundled + the injection) and the Pareto chart.
       expect(await page.locator('#curves figure.chart').count()).toBe(13);
+      await drawAllCurves(page);
       const painted = await paintedPixels(page, 'figure.chart .plot canvas');
       expect(painted).toHaveLength(14);
       for (const n of painted) expect(n).toBeGreaterThan(1000);
-      await expect.poll(() => page.locator('#pareto .recommend strong').textContent()).toMatch(/\S/);
+      await expect.poll(() => page.locator('#recommendation .recommend strong').textContent()).toMatch(/\S/);
 
       // The summary sorts by a column, best first, and each scenario group has its own table.
       const visible = page.locator('.summary-group:not([hidden]) table.summary');
@@ -143,9 +161,10 @@ browserIt('shows what each strategy did at a hovered step, and sorts from the mo
     const file = join(dir, 'report.html');
     writeFileSync(file, renderReport(sampleRuns(), { generatedAt: new Date('2025-01-02T03:04:05Z'), version: '0.1.0' }));
     await withPage(async (page, problems) => {
-      await page.goto(pathToFileURL(file).href, { waitUntil: 'load' });
+      await open(page, file);
       const charts = page.locator('#curves figure.chart');
       expect(await charts.count()).toBe(2);
+      await drawAllCurves(page);
 
       // Hovering a step fills the panel under the chart with what each strategy did there.
       const overlay = charts.nth(1).locator('.u-over');
@@ -215,3 +234,110 @@ async function checkSorting(page: Page): Promise<void> {
   await table.getByRole('button', { name: 'Strategy' }).click();
   expect(await summaryOrder(page)).toEqual(['codex (summarization)', 'masking', 'raw']);
 }
+
+/** 15 configurations (as `-s all` gives) on three scenarios in two groups, thresholds 1% of the window apart. */
+function fifteenStrategies(): RunResult[] {
+  const base = sampleRuns()[1]!; // masking on the first scenario: completed, with a threshold
+  const scenarios = [
+    { scenarioId: 'alpha-1', scenarioFile: 'suites/recorded/alpha-1.json', outcome: 'resolved' },
+    { scenarioId: 'beta-2', scenarioFile: 'suites/recorded/beta-2.json', outcome: 'unresolved' },
+    { scenarioId: 'gamma-3', scenarioFile: 'suites/synthetic/gamma-3.json', outcome: 'resolved' },
+  ];
+  return scenarios.flatMap((scenario) =>
+    Array.from({ length: 15 }, (_, i) => ({
+      ...base,
+      runId: `${scenario.scenarioId}-${i}`,
+      steps: base.steps.map((s) => ({ ...s, promptTokens: s.promptTokens + 60 * i })),
+      config: {
+        ...base.config,
+        ...scenario,
+        scenarioTitle: `Task ${scenario.scenarioId}`,
+        strategy: `strategy-${i + 1}`,
+        baseStrategy: `strategy-${i + 1}`,
+        thresholds: [{ label: 'compact_at', fraction: 0.55 + 0.01 * i }],
+      },
+    })),
+  );
+}
+
+browserIt('at 15 strategies: distinct series styles everywhere, no threshold label over another or the edge, a scenario filter', async () => {
+  const dir = tempDir('ctxbench-report-browser-');
+  try {
+    const file = join(dir, 'report.html');
+    writeFileSync(file, renderReport(fifteenStrategies(), { generatedAt: new Date('2025-01-02T03:04:05Z'), version: '0.1.0' }));
+    await withPage(async (page, problems) => {
+      await open(page, file);
+      await drawAllCurves(page);
+
+      // Every configuration's key (colour and dash) is its own, and the same in each table.
+      const keysOf = (rows: string): Promise<string[]> =>
+        page.locator(rows).evaluateAll((cells) =>
+          cells.map((cell) => {
+            const line = cell.querySelector('svg.key line')!;
+            return `${cell.textContent!.trim()}|${line.getAttribute('stroke')}|${line.getAttribute('stroke-dasharray')}`;
+          }),
+        );
+      const matrixKeys = await keysOf('#matrix thead th:not(:first-child)');
+      expect(matrixKeys).toHaveLength(15);
+      expect(new Set(matrixKeys.map((k) => k.split('|').slice(1).join('|'))).size).toBe(15);
+      expect(new Set(matrixKeys.map((k) => k.split('|')[1])).size).toBe(15);
+      expect((await keysOf('.summary-group:not([hidden]) table.summary tbody th[scope="row"]')).sort()).toEqual([...matrixKeys].sort());
+      // The charts' legends use the same colours, per configuration.
+      const legend = await page
+        .locator('#curves figure.chart')
+        .first()
+        .locator('.u-legend .u-series')
+        .evaluateAll((rows) => rows.filter((row) => row.querySelector('.u-marker')).map((row) => `${row.querySelector('.u-label')!.textContent}|${(row.querySelector('.u-marker') as unknown as { style: { borderColor: string } }).style.borderColor}`));
+      expect(legend).toHaveLength(15);
+      const hex = (rgb: string): string => `#${(rgb.match(/\d+/g) ?? []).map((n) => Number(n).toString(16).padStart(2, '0')).join('')}`;
+      expect(legend.map((l) => `${l.split('|')[0]}|${hex(l.split('|')[1]!)}`)).toEqual(matrixKeys.map((k) => k.split('|').slice(0, 2).join('|')));
+
+      // Threshold labels: each inside its plot, none over another; those without room named under the chart.
+      const charts = page.locator('#curves figure.chart');
+      for (let c = 0; c < (await charts.count()); c++) {
+        const chart = charts.nth(c);
+        const plot = (await chart.locator('.u-over').boundingBox())!;
+        const boxes = await chart.locator('.line-label').evaluateAll((labels) =>
+          labels.map((label) => {
+            const r = label.getBoundingClientRect();
+            return { x0: r.left, y0: r.top, x1: r.right, y1: r.bottom, text: label.textContent! };
+          }),
+        );
+        expect(boxes.length).toBeGreaterThan(1);
+        const offset = await page.evaluate<{ x: number; y: number }>('({ x: window.scrollX, y: window.scrollY })');
+        for (const b of boxes) {
+          expect(b.x0 + offset.x).toBeGreaterThanOrEqual(plot.x - 0.5);
+          expect(b.x1 + offset.x).toBeLessThanOrEqual(plot.x + plot.width + 0.5);
+          expect(b.y0 + offset.y).toBeGreaterThanOrEqual(plot.y - 0.5);
+          expect(b.y1 + offset.y).toBeLessThanOrEqual(plot.y + plot.height + 0.5);
+        }
+        for (const [i, a] of boxes.entries())
+          for (const b of boxes.slice(i + 1)) expect(a.x1 <= b.x0 || b.x1 <= a.x0 || a.y1 <= b.y0 || b.y1 <= a.y0, `${a.text} over ${b.text}`).toBe(true);
+        const note = (await chart.locator('.offscale').allTextContents()).join(' ');
+        // The window and 15 thresholds: every one either labelled on the plot or named under it.
+        expect(boxes.length + (note.match(/compact_at/g) ?? []).length).toBe(16);
+      }
+
+      // The filter: by id, by group, by a run that did not complete; matrix rows and curves alike.
+      const shownRows = (): Promise<string[]> => page.locator('#matrix tbody tr:not([hidden]) .scenario-title').allTextContents();
+      const shownCurves = (): Promise<number> => page.locator('#curves details.curve:not([hidden])').count();
+      await page.getByRole('searchbox').fill('beta');
+      expect(await shownRows()).toEqual(['Task beta-2']);
+      expect(await shownCurves()).toBe(1);
+      expect(await page.locator('form.scenario-filter output').textContent()).toBe('1 of 3 shown');
+      await page.getByRole('searchbox').fill('');
+      await page.locator('form.scenario-filter').getByLabel('group').selectOption('synthetic');
+      expect(await shownRows()).toEqual(['Task gamma-3']);
+      await page.locator('form.scenario-filter').getByLabel('group').selectOption('');
+      await page.getByLabel('recorded outcome').selectOption('resolved');
+      expect(await shownRows()).toEqual(['Task alpha-1', 'Task gamma-3']);
+      expect(await shownCurves()).toBe(2);
+      await page.getByLabel('a run did not complete').check();
+      expect(await shownRows()).toEqual([]);
+
+      await finish(page, problems, 'report-15-strategies.png');
+    });
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});

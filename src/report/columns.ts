@@ -17,10 +17,20 @@ export interface Column {
   /** The strategy a preset runs and what else sets this column apart, or "". */
   readonly sub: string;
   readonly color: string;
+  /** The line's dash pattern (canvas and SVG lengths; [] is solid), so no two columns need colour alone to tell apart. */
+  readonly dash: readonly number[];
 }
 
 /** Distinct per column and stable across charts; red is left out because it means overflow. */
-const PALETTE = ['#2f6db5', '#e07b19', '#3a9a4a', '#8e5bb0', '#14999b', '#b5912d', '#d1589c', '#7a5a45'];
+const PALETTE = [
+  '#2f6db5', '#e07b19', '#3a9a4a', '#8e5bb0', '#14999b', '#b5912d', '#d1589c', '#7a5a45',
+  '#1f3b73', '#8cb83a', '#5f6b7a', '#6cb4e4', '#a12a6b', '#0b6e4f', '#f2a46b', '#4b3fa0',
+];
+/** Five patterns against 16 colours: the pair repeats only after 80 columns. */
+const DASHES: readonly (readonly number[])[] = [[], [8, 4], [2, 3], [10, 3, 2, 3], [5, 5]];
+
+/** The style of the n-th column. */
+export const columnStyle = (n: number): Pick<Column, 'color' | 'dash'> => ({ color: PALETTE[n % PALETTE.length]!, dash: DASHES[n % DASHES.length]! });
 
 /** A preset is named with the strategy it runs: "codex (summarization)". */
 export const baseOf = (r: RunResult): string =>
@@ -84,7 +94,7 @@ export function columnsOf(runs: readonly RunResult[]): Columns {
     const name = run.config.strategy;
     const sub = [baseOf(run), sourceOf(run), ...extra].filter((part) => part !== '').join(' · ');
     const label = sub ? `${name} (${sub})` : name;
-    if (!columns.has(label)) columns.set(label, { label, name, sub: sub ? `(${sub})` : '', color: PALETTE[columns.size % PALETTE.length]! });
+    if (!columns.has(label)) columns.set(label, { label, name, sub: sub ? `(${sub})` : '', ...columnStyle(columns.size) });
     byRun.set(run, columns.get(label)!);
   }
   return { columns: [...columns.values()], columnOf: (run) => byRun.get(run)! };

@@ -5,14 +5,13 @@
  */
 import { REREAD_PURPOSE, type EventKind, type EventRecord, type RunResult, type StepRecord } from '../core/run-records.js';
 import type { Column } from './columns.js';
+import { CURVE_POINTS, downsample } from './downsample.js';
 import { distinct, fmtInt, fmtPct } from './format.js';
 
 export interface ChartData {
   readonly domId: string;
   readonly scenarioId: string;
   readonly title: string;
-  /** Step numbers, shared by every series. */
-  readonly x: number[];
   readonly series: SeriesData[];
   readonly lines: LineData[];
   readonly markers: MarkerData[];
@@ -20,21 +19,30 @@ export interface ChartData {
 
 export type SeriesData = StrategySeries | RecordedSeries;
 
-export interface StrategySeries {
+/**
+ * A curve's drawn points: every agent request of a short run; of a long one, what `downsample`
+ * keeps (the exact numbers are in the database, the exports and the run's timeline).
+ */
+interface Points {
+  /** Step numbers, ascending. */
+  readonly x: number[];
+  /** Prompt tokens at each x. */
+  readonly y: number[];
+}
+
+export interface StrategySeries extends Points {
   readonly kind: 'strategy';
   readonly label: string;
   readonly color: string;
+  readonly dash: readonly number[];
   /** Index of the run in the timeline data: its sessions and events, shown on hover. */
   readonly run: number;
-  /** Prompt tokens per x; null where the run sent no agent request at that step. */
-  readonly y: (number | null)[];
 }
 
-export interface RecordedSeries {
+export interface RecordedSeries extends Points {
   readonly kind: 'recorded';
   readonly label: string;
   readonly color: string;
-  readonly y: (number | null)[];
 }
 
 export interface LineData {
@@ -82,47 +90,64 @@ export function chartOf(
   const at = new Map(x.map((step, i) => [step, i]));
 
   const labels = runs.map((r) => columnOf(r).label);
-  const series: SeriesData[] = runs.map((run, i) => {
+  const ys = runs.map((_, i) => {
     const y: (number | null)[] = x.map(() => null);
     // A step sent twice (e.g. retried in a new session) shows its last request: the one that was answered.
     for (const s of agentSteps[i]!) y[at.get(s.step)!] = s.promptTokens;
+    return y;
+  });
+  const markers: MarkerData[] = runs.flatMap((run, i) => {
+    const failure = failurePoints[i];
+    const actions = eventMarkers(run.events, ys[i]!, at, x).map((m) => ({ ...m, series: i }));
+    return failure ? [...actions, { ...failure, series: i }] : actions;
+  });
+  const lines = linesOf(runs, columnOf);
+
+  const levels = lines.map((l) => l.value);
+  const drawn = (y: readonly (number | null)[], series: number): Points => {
+    const keep = new Set(markers.filter((m) => m.series === series).map((m) => at.get(m.x)!));
+    const kept = downsample(y, { max: CURVE_POINTS, levels, keep });
+    return { x: kept.map((i) => x[i]!), y: kept.map((i) => y[i]!) };
+  };
+  const series: SeriesData[] = runs.map((run, i) => {
     const repeats = labels.slice(0, i).filter((l) => l === labels[i]).length;
-    return {
-      kind: 'strategy',
-      label: repeats ? `${labels[i]} #${repeats + 1}` : labels[i]!,
-      color: columnOf(run).color,
-      run: runIndex(run),
-      y,
-    };
+    const { color, dash } = columnOf(run);
+    return { kind: 'strategy', label: repeats ? `${labels[i]} #${repeats + 1}` : labels[i]!, color, dash, run: runIndex(run), ...drawn(ys[i]!, i) };
   });
 
   const recorded: (number | null)[] = x.map(() => null);
   for (const steps of agentSteps)
     for (const s of steps) if (s.recordedPromptTokens !== undefined) recorded[at.get(s.step)!] ??= s.recordedPromptTokens;
   if (recorded.some((v) => v !== null))
-    series.push({ kind: 'recorded', label: 'recorded provider usage', color: RECORDED_COLOR, y: recorded });
+    series.push({ kind: 'recorded', label: 'recorded provider usage', color: RECORDED_COLOR, ...drawn(recorded, -1) });
 
-  const markers: MarkerData[] = runs.flatMap((run, i) => {
-    const failure = failurePoints[i];
-    const actions = eventMarkers(run.events, series[i]!.y, at).map((m) => ({ ...m, series: i }));
-    return failure ? [...actions, { ...failure, series: i }] : actions;
-  });
-
-  return { domId, scenarioId, title, x, series, lines: linesOf(runs, columnOf), markers };
+  return { domId, scenarioId, title, series, lines, markers };
 }
 
 /**
  * One marker per step and kind of action, on the request the action shaped (events come before the
  * request of their step); on the event's own count when the run sent no request at that step.
+ * Masking acts at most steps of a long run, so it is marked where a stretch of masked steps starts,
+ * not at each (that would be a solid mass of markers); the hover and the timeline list every step.
  */
-function eventMarkers(events: readonly EventRecord[], y: readonly (number | null)[], at: ReadonlyMap<number, number>): Omit<MarkerData, 'series'>[] {
+function eventMarkers(events: readonly EventRecord[], y: readonly (number | null)[], at: ReadonlyMap<number, number>, x: readonly number[]): Omit<MarkerData, 'series'>[] {
   const seen = new Set<string>();
+  const maskedAt = new Set(events.filter((e) => e.kind === 'masked').map((e) => e.step));
+  const previousRequest = (idx: number | undefined): number | undefined => {
+    if (idx === undefined) return undefined;
+    for (let i = idx - 1; i >= 0; i--) if (y[i] !== null) return x[i];
+    return undefined;
+  };
   return events.flatMap((e) => {
     if (!(MARKED_EVENTS as readonly string[]).includes(e.kind)) return [];
     const key = `${e.step}:${e.kind}`;
     if (seen.has(key)) return [];
     seen.add(key);
     const idx = at.get(e.step);
+    if (e.kind === 'masked') {
+      const previous = previousRequest(idx);
+      if (previous !== undefined && maskedAt.has(previous)) return [];
+    }
     const value = (idx === undefined ? null : y[idx]) ?? e.tokensAfter ?? null;
     return value === null ? [] : [{ kind: e.kind as MarkerKind, x: e.step, y: value }];
   });

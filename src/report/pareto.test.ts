@@ -33,7 +33,7 @@ function run(spec: RunSpec): RunResult {
   };
 }
 
-const column = (label: string): Column => ({ label, name: label, sub: '', color: '#000' });
+const column = (label: string): Column => ({ label, name: label, sub: '', color: '#000', dash: [] });
 const group = (label: string, ...runs: RunResult[]) => ({ col: column(label), runs });
 
 describe('runSuccess', () => {
@@ -137,5 +137,25 @@ describe('paretoOf', () => {
         expect(points.map((p) => p.cost)).toEqual([...points.map((p) => p.cost)].sort((a, b) => a - b));
       }),
     );
+  });
+});
+
+describe('paretoOf: a sweep', () => {
+  const setting = (softThreshold: number, cost: number, passed: number) => {
+    const r = run({ cost, probes: [passed, 4] });
+    return group(`masking (softThreshold=${softThreshold})`, { ...r, config: { ...r.config, strategy: 'masking', params: { softThreshold, keep_last: 2 } } });
+  };
+
+  it('says when the recommended setting is at the edge of the grid, and names the runner-up', () => {
+    // All pass 4/4: the cheapest, the largest threshold, is picked; the next cheapest is the runner-up.
+    const edge = paretoOf([setting(0.5, 3, 4), setting(0.7, 2, 4), setting(0.9, 1, 4)]);
+    expect(edge.recommended).toBe('masking (softThreshold=0.9)');
+    expect(edge.edge).toBe('softThreshold=0.9, the largest of 0.5 to 0.9');
+    expect(edge.runnerUp).toBe('masking (softThreshold=0.7), 100.0% for $2.00');
+    const inside = paretoOf([setting(0.5, 3, 4), setting(0.7, 1, 4), setting(0.9, 2, 4)]);
+    expect(inside.recommended).toBe('masking (softThreshold=0.7)');
+    expect(inside.edge).toBeNull();
+    // Two settings are no grid to extend.
+    expect(paretoOf([setting(0.5, 3, 4), setting(0.9, 1, 4)]).edge).toBeNull();
   });
 });

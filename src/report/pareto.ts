@@ -19,6 +19,7 @@ export const SUCCESS_DEFINITION =
 export interface ParetoPoint {
   readonly label: string;
   readonly color: string;
+  readonly dash: readonly number[];
   /** Dollars, or billed input tokens when some run has no price or every one ran on a local model (see Pareto.axis). */
   readonly cost: number;
   /** Mean success over the compared scenarios, in [0, 1]. */
@@ -35,6 +36,13 @@ export interface Pareto {
   readonly points: ParetoPoint[];
   /** The recommended configuration's label, when there is one. */
   readonly recommended: string | null;
+  /**
+   * When the recommended configuration is a sweep's, each swept number it takes at the end of the
+   * grid ("softThreshold=0.9, the largest of 0.5 to 0.9"): a better setting may lie beyond.
+   */
+  readonly edge: string | null;
+  /** What the rule picks when the recommended configuration is left out, with its numbers. */
+  readonly runnerUp: string | null;
   /** How the recommendation was picked, with the numbers. */
   readonly rule: string;
   /** Caveats: scenarios left out so every configuration is compared on the same ones. */
@@ -56,6 +64,23 @@ export function runSuccess(run: RunResult): number {
 const dominates = (a: { cost: number; success: number }, b: { cost: number; success: number }): boolean =>
   a.cost <= b.cost && a.success >= b.success && (a.cost < b.cost || a.success > b.success);
 
+/**
+ * The swept numbers the picked configuration takes at the low or high end of its strategy's grid (3
+ * settings or more), as "name=value, the largest of a to b"; null when none is.
+ */
+function gridEdge(picked: readonly RunResult[], groups: readonly (readonly RunResult[])[]): string | null {
+  const config = picked[0]?.config;
+  if (!config) return null;
+  const settings = groups.flatMap((runs) => (runs[0] && runs[0].config.strategy === config.strategy ? [runs[0].config.params] : []));
+  const edges = Object.entries(config.params).flatMap(([name, value]) => {
+    if (typeof value !== 'number') return [];
+    const values = distinct(settings.map((p) => p[name]).filter((v): v is number => typeof v === 'number')).sort((a, b) => a - b);
+    if (values.length < 3 || (value !== values[0] && value !== values.at(-1))) return [];
+    return [`${name}=${value}, the ${value === values[0] ? 'smallest' : 'largest'} of ${values[0]} to ${values.at(-1)}`];
+  });
+  return edges.length ? edges.join('; ') : null;
+}
+
 export function paretoOf(groups: readonly { col: Column; runs: RunResult[] }[]): Pareto {
   const sets = groups.map((g) => new Set(g.runs.map((r) => r.config.scenarioId)));
   const all = distinct(groups.flatMap((g) => g.runs.map((r) => r.config.scenarioId)));
@@ -64,7 +89,7 @@ export function paretoOf(groups: readonly { col: Column; runs: RunResult[] }[]):
     common.length === all.length
       ? ''
       : `Compared on the ${fmtInt(common.length)} of ${fmtInt(all.length)} scenarios every configuration ran.`;
-  if (common.length === 0) return { axis: 'dollars', points: [], recommended: null, rule: 'No scenario was run by every configuration: nothing to compare.', note };
+  if (common.length === 0) return { axis: 'dollars', points: [], recommended: null, runnerUp: null, edge: null, rule: 'No scenario was run by every configuration: nothing to compare.', note };
 
   const compared = groups.map((g) => ({ col: g.col, runs: g.runs.filter((r) => common.includes(r.config.scenarioId)) }));
   const aggregates = compared.map(({ runs }) => aggregateRuns(runs));
@@ -74,20 +99,25 @@ export function paretoOf(groups: readonly { col: Column; runs: RunResult[] }[]):
   // Rounded to what the page prints, so two points that read alike are alike on the front too.
   const raw = compared.map(({ col, runs }, i) => ({
     col,
+    runs,
     cost: priced ? Number(aggregates[i]!.cost.usd!.toFixed(4)) : aggregates[i]!.inputTokens,
     success: Math.round((sum(runs, runSuccess) / runs.length) * 1000) / 1000,
   }));
-  const best = Math.max(...raw.map((p) => p.success));
   // Cheapest within WITHIN of the best; among equal costs the more successful, then the first column.
   // When no configuration completed a run, the cheapest failure is no default anyone should pick.
-  const pick =
-    best === 0
-      ? undefined
-      : raw.filter((p) => p.success >= best - WITHIN - 1e-9).sort((a, b) => a.cost - b.cost || b.success - a.success)[0]!;
+  const pickOf = <P extends { cost: number; success: number }>(among: readonly P[]): P | undefined => {
+    const best = Math.max(0, ...among.map((p) => p.success));
+    return best === 0 ? undefined : among.filter((p) => p.success >= best - WITHIN - 1e-9).sort((a, b) => a.cost - b.cost || b.success - a.success)[0];
+  };
+  const best = Math.max(...raw.map((p) => p.success));
+  const pick = pickOf(raw);
+  // What the same rule picks without the recommended one.
+  const runnerUp = pickOf(raw.filter((p) => p !== pick));
   const points = raw
     .map((p) => ({
       label: p.col.label,
       color: p.col.color,
+      dash: p.col.dash,
       cost: p.cost,
       success: p.success,
       costText: priced ? dollars(p.cost) : `${fmtInt(p.cost)} tokens`,
@@ -98,12 +128,21 @@ export function paretoOf(groups: readonly { col: Column; runs: RunResult[] }[]):
     .sort((a, b) => a.cost - b.cost || b.success - a.success);
   if (pick === undefined) {
     const rule = 'No configuration completed a run (each overflowed the window, broke tool-call pairing or was stopped): nothing to recommend; try a larger window or other settings.';
-    return { axis, points, recommended: null, rule, note };
+    return { axis, points, recommended: null, runnerUp: null, edge: null, rule, note };
   }
   const rule =
     raw.length === 1
       ? `Only one configuration ran: ${pick.col.label}.`
       : `The cheapest configuration (by ${axis}) whose success is within ${WITHIN * 100} percentage point of the best (${fmtPct(best)}): ` +
         `${pick.col.label}, ${fmtPct(pick.success)} for ${priced ? dollars(pick.cost) : `${fmtInt(pick.cost)} tokens`}.`;
-  return { axis, points, recommended: pick.col.label, rule, note };
+  const costText = (cost: number): string => (priced ? dollars(cost) : `${fmtInt(cost)} tokens`);
+  return {
+    axis,
+    points,
+    recommended: pick.col.label,
+    runnerUp: runnerUp ? `${runnerUp.col.label}, ${fmtPct(runnerUp.success)} for ${costText(runnerUp.cost)}` : null,
+    edge: gridEdge(pick.runs, compared.map((g) => g.runs)),
+    rule,
+    note,
+  };
 }

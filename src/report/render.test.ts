@@ -1,9 +1,11 @@
+import { gunzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { configsByKey, metricsByKey } from '../gate/baseline.js';
 import type { RunResult } from '../core/run-records.js';
 import { HOSTILE_TITLE, INJECTION, SUMMARY_TEXT, WINDOW, sampleRuns } from '../../test/helpers/report-fixtures.js';
 import type { ChartData, StrategySeries } from './curves.js';
 import { HTML_REPORT, jsonForScript, renderReport } from './render.js';
+import type { TimelineRun } from './timeline.js';
 import type { ReportData } from './view.js';
 
 const meta = { generatedAt: new Date('2025-01-02T03:04:05Z'), version: '0.1.0', database: 'results/bench.duckdb' };
@@ -12,6 +14,14 @@ function dataOf(html: string): ReportData {
   const match = /<script type="application\/json" id="ctxbench-data">([^]*?)<\/script>/.exec(html);
   expect(match).not.toBeNull();
   return JSON.parse(match![1]!) as ReportData;
+}
+
+/** Every run's timeline, in report order, inflated as the page does. */
+function timelinesOf(html: string): TimelineRun[] {
+  const data = dataOf(html);
+  const blobs = JSON.parse(/<script type="application\/json" id="ctxbench-timelines">([^]*?)<\/script>/.exec(html)![1]!) as string[];
+  const scenarios = blobs.map((blob) => JSON.parse(gunzipSync(Buffer.from(blob, 'base64')).toString('utf8')) as TimelineRun[]);
+  return data.runs.map(([scenario, at]) => scenarios[scenario]![at]!);
 }
 
 const strategySeries = (chart: ChartData): StrategySeries[] =>
@@ -196,7 +206,7 @@ describe('renderReport', () => {
 
   it('has one matrix row per scenario with each cell outcome, overflow marked', () => {
     const matrix = /<section id="matrix">([^]*?)<\/section>/.exec(html)![1]!;
-    const rows = matrix.match(/<tr>\s*<th scope="row">/g);
+    const rows = matrix.match(/<tr data-scenario[^>]*>\s*<th scope="row">/g);
     expect(rows).toHaveLength(2);
     expect(matrix).toContain('Add login rate limiting');
     expect(matrix).toMatch(/<div class="cell overflow" title="context of 7000 tokens exceeds the 8000 window">\s*<a class="status" href="#run-3">overflow at step 5<\/a>/);
@@ -218,7 +228,7 @@ describe('renderReport', () => {
       'probes 2/2 (v2 s0 r0) · ref recall 100.0%',
       'probes 1/2 (v1 s0 r0) · ref recall 90.0%',
       'probes 2/2 (v1 s1 r0) · ref recall 80.0%',
-      'probes 1/2 (v1 s0 r0) · ref recall 100.0%',
+      'probes 1/2 (v1 s0 r0) · ref recall 100.0% over the 4 of 7 steps reached',
       'probes 2/2 (v2 s0 r0) · ref recall 87.5%',
       'probes 2/2 (v1 s0 r1) · ref recall 87.5%',
     ]);
@@ -230,9 +240,9 @@ describe('renderReport', () => {
     expect(html).not.toContain('<b>bug</b>');
     expect(html).not.toContain('bad"id<i>');
     expect(html).toContain('Fix &quot;auth&quot; &lt;b&gt;bug&lt;/b&gt; &lt;/script&gt;&lt;script&gt;window.__pwned&#x3D;1&lt;/script&gt;');
-    // Exactly the three inline scripts: data, uPlot, page.
-    expect(html.match(/<script/g)).toHaveLength(3);
-    expect(html.match(/<\/script>/g)).toHaveLength(3);
+    // Exactly the four inline scripts: data, uPlot, page, timelines.
+    expect(html.match(/<script/g)).toHaveLength(4);
+    expect(html.match(/<\/script>/g)).toHaveLength(4);
   });
 
   it('embeds the chart data as parseable JSON with the right series', () => {
@@ -241,7 +251,8 @@ describe('renderReport', () => {
 
     const [a, b] = data.charts as [ChartData, ChartData];
     expect(b.title).toBe(HOSTILE_TITLE);
-    expect(a.x).toEqual([1, 2, 3, 4, 5, 6]);
+    // Short runs are drawn whole: every agent request.
+    for (const s of a.series) expect(s.x).toEqual([1, 2, 3, 4, 5, 6]);
     expect(a.series.map((s) => s.label)).toEqual(['raw', 'masking', 'codex (summarization)', 'recorded provider usage']);
     expect(a.series[0]!.y).toEqual([900, 2100, 3300, 4400, 5200, 6100]);
     expect(a.series[3]!.y).toEqual([950, 2180, 3390, 4520, 5350, 6240]);
@@ -252,13 +263,13 @@ describe('renderReport', () => {
     // Each strategy series points at its run's timeline, where hovering reads sessions and events.
     expect(strategySeries(a).map((s) => s.run)).toEqual([0, 1, 2]);
     expect(strategySeries(b).map((s) => s.run)).toEqual([3, 4, 5]);
-    expect(data.runs[4]!.steps.map(([, session]) => session)).toEqual([1, 1, 1, 1, 2, 2, 2]);
+    expect(timelinesOf(html)[4]!.steps.session).toEqual([1, 1, 1, 1, 2, 2, 2]);
 
-    // The overflowing request was never sent: x gains step 5 for its marker, on the event's count.
-    expect(b.x).toEqual([1, 2, 3, 4, 5, 6, 7]);
+    // The overflowing request was never sent: its marker sits on the event's count, past the curve.
     expect(b.series.map((s) => s.label)).toEqual(['raw', 'masking', 'codex (summarization)']);
     const [raw] = strategySeries(b) as [StrategySeries];
-    expect(raw.y).toEqual([1500, 3200, 5100, 7000, null, null, null]);
+    expect(raw.x).toEqual([1, 2, 3, 4]);
+    expect(raw.y).toEqual([1500, 3200, 5100, 7000]);
     expect(b.markers).toEqual([
       { kind: 'overflow', series: 0, x: 5, y: 8900 },
       { kind: 'restart', series: 1, x: 5, y: 1200 },
@@ -268,9 +279,9 @@ describe('renderReport', () => {
 
   it('marks each kind of action once per step, on the request it shaped', () => {
     const [a] = dataOf(html).charts as [ChartData];
+    // Masking at steps 5 and 6 is one stretch: marked where it starts.
     expect(a.markers).toEqual([
       { kind: 'masked', series: 1, x: 5, y: 3900 },
-      { kind: 'masked', series: 1, x: 6, y: 4300 },
       { kind: 'summarized', series: 2, x: 5, y: 2000 },
     ]);
     const [run] = sampleRuns();
@@ -293,7 +304,7 @@ describe('renderReport', () => {
   });
 
   it('embeds one timeline per run: requests, what the strategy did to which messages, its text, probes', () => {
-    const { runs } = dataOf(html);
+    const runs = timelinesOf(html);
     expect(runs.map((r) => `${r.label}: ${r.status}`)).toEqual([
       'raw: completed',
       'masking: completed',
@@ -303,8 +314,14 @@ describe('renderReport', () => {
       'codex (summarization): completed',
     ]);
     const codex = runs[2]!;
-    // Agent requests as [step, session, tokens]; the auxiliary summary request names its purpose.
-    expect(codex.steps.slice(3, 6)).toEqual([[4, 1, 4400], [5, 1, 4500, 'summary'], [5, 1, 2000]]);
+    // Requests by column: steps 1-6 with the summary request before the agent's at step 5, its purpose
+    // named by position; steps and tokens as differences from the request before.
+    expect(codex.steps).toEqual({
+      step: [1, 1, 1, 1, 1, 0, 1],
+      session: [1, 1, 1, 1, 1, 1, 1],
+      tokens: [900, 1200, 1200, 1100, 100, -2500, 600],
+      purpose: [[4, 'summary']],
+    });
     expect(codex.events).toEqual([
       { step: 5, kind: 'summarized', detail: 'steps 1-4 replaced by a handoff summary', ids: ['m1', 'm2', 'm3'], text: SUMMARY_TEXT },
     ]);
@@ -325,7 +342,7 @@ describe('renderReport', () => {
   it('escapes what a timeline carries: summaries and answers stay text inside the JSON', () => {
     const data = /<script type="application\/json" id="ctxbench-data">([^]*?)<\/script>/.exec(html)![1]!;
     expect(data).not.toMatch(/[<\u2028\u2029]/);
-    expect(dataOf(html).runs[3]!.probes[0]!.answer).toBe(`answer 1 ${INJECTION}`);
+    expect(timelinesOf(html)[3]!.probes[0]!.answer).toBe(`answer 1 ${INJECTION}`);
   });
 
   it('summarises each scenario group (the folder a scenario came from) apart, behind buttons', () => {
@@ -342,13 +359,15 @@ describe('renderReport', () => {
     expect(group).toMatch(/data-sort="raw">[^]*?<td data-sort="1"[^>]*>1\/1/);
   });
 
-  it('states the recommended default and the rule that picked it, with every point in a table', () => {
-    const pareto = /<section id="pareto">([^]*?)<\/section>/.exec(html)![1]!;
-    expect(pareto).toContain('Recommended default: <strong>codex (summarization)</strong>');
-    expect(pareto).toContain(
+  it('states the recommended default, the rule that picked it and its runner-up first, with every point in a table', () => {
+    const main = /<main>\s*<section id="recommendation">([^]*?)<\/section>/.exec(html)![1]!;
+    expect(main).toContain('Recommended default: <strong>codex (summarization)</strong>');
+    expect(main).toContain(
       'The cheapest configuration (by billed input tokens) whose success is within 1 percentage point of the best (91.9%): codex (summarization), 91.9% for 49,800 tokens.',
     );
-    const rows = [...pareto.matchAll(/<tr(?: class="recommended")?><th scope="row">[^]*?<\/span>([^<]+)[^]*?<td>([^<]+)<\/td><td>([^<]+)<\/td><td>(\w+)<\/td><\/tr>/g)].map((m) => m.slice(1).map((cell) => cell.trim()).join(' | '));
+    expect(main).toContain('Runner-up (the same rule without it): masking, 81.9% for 41,600 tokens.');
+    const pareto = /<section id="pareto">([^]*?)<\/section>/.exec(html)![1]!;
+    const rows = [...pareto.matchAll(/<tr(?: class="recommended")?><th scope="row">[^]*?<\/svg>([^<]+)[^]*?<td>([^<]+)<\/td><td>([^<]+)<\/td><td>(\w+)<\/td><\/tr>/g)].map((m) => m.slice(1).map((cell) => cell.trim()).join(' | '));
     expect(rows).toEqual(['raw | 38,800 tokens | 50.0% | yes', 'masking | 41,600 tokens | 81.9% | yes', 'codex (summarization) | 49,800 tokens | 91.9% | yes']);
     expect(dataOf(html).pareto.points.filter((p) => p.recommended).map((p) => p.label)).toEqual(['codex (summarization)']);
   });
@@ -386,6 +405,16 @@ describe('renderReport', () => {
     const page = renderReport([...runs, other], meta);
     const header = /<table class="grid matrix">[^]*?<\/thead>/.exec(page)![0].replace(/<[^>]+>/g, ' ').replace(/\s+/g, ' ').trim();
     expect(header).toBe('Scenario raw masking (keep_last&#x3D;2) codex (summarization) masking (keep_last&#x3D;4)');
+  });
+
+  it('says when the recommended setting of a sweep is at the edge of its grid', () => {
+    const [, masking] = sampleRuns() as [RunResult, RunResult];
+    // The same runs at three settings: equal success and cost, so the first column, keep_last=2, is picked.
+    const sweep = [2, 4, 8].map((keep) => ({ ...masking, runId: `keep-${keep}`, config: { ...masking.config, params: { keep_last: keep } } }));
+    const top = /<section id="recommendation">([^]*?)<\/section>/.exec(renderReport(sweep, meta))![1]!;
+    expect(top).toContain('Recommended default: <strong>masking (keep_last&#x3D;2)</strong>');
+    expect(top).toContain('At the edge of the grid: extend it (keep_last&#x3D;2, the smallest of 2 to 8); a better setting may lie beyond.');
+    expect(html).not.toContain('At the edge of the grid');
   });
 
   it('renders a page without runs', () => {

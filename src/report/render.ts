@@ -78,7 +78,7 @@ export const HTML_REPORT: FileKind = {
 /** Renders the report page. Pure: same runs and meta, same HTML. */
 export function renderReport(runs: readonly RunResult[], meta: ReportMeta): string {
   assets ??= loadAssets();
-  const { data, ...view } = buildView(runs, meta);
+  const { data, timelines, ...view } = buildView(runs, meta);
   const uplotJs = inlineSafe(assets.uplotJs, 'script');
   const pageJs = inlineSafe(assets.pageJs, 'script');
   // Only the two scripts shipped here may run, so markup that slipped past escaping still can't execute.
@@ -98,5 +98,6 @@ export function renderReport(runs: readonly RunResult[], meta: ReportMeta): stri
     uplotJs,
     pageJs,
     dataJson: jsonForScript(data),
+    timelinesJson: jsonForScript(timelines),
   });
 }

@@ -35,7 +35,7 @@ describe('timelineEvents', () => {
 });
 
 describe('timelineOf', () => {
-  const column = { label: 'masking', name: 'masking', sub: '', color: '#2f6db5' };
+  const column = { label: 'masking', name: 'masking', sub: '', color: '#2f6db5', dash: [] };
 
   it("carries a live run's probe replies and verdicts, and nothing of the kind for a judged one", () => {
     const run = sampleRuns()[0]!;

@@ -4,19 +4,30 @@
  * each probe came out. Compact JSON for the page script, which renders the run a reader opens; the
  * token curves' hover reads sessions and events from it too, so nothing is embedded twice.
  */
-import type { EventRecord, RunResult } from '../core/run-records.js';
+import type { EventRecord, RunResult, StepRecord } from '../core/run-records.js';
 import type { Column } from './columns.js';
 import { fmtInt, statusText, truncate } from './format.js';
 
-/** [step, session, prompt tokens] for an agent request; a fourth entry names an auxiliary one's purpose. */
-export type TimelineStep = [step: number, session: number, promptTokens: number] | [step: number, session: number, promptTokens: number, purpose: string];
+/**
+ * A run's requests, column by column, in order: step numbers and prompt tokens as the difference from
+ * the previous request's (small numbers, which deflate to a third of the tuples' size), the session of
+ * each, and the purpose of those that are not the agent's own, by position. The page expands them.
+ */
+export interface TimelineSteps {
+  readonly step: number[];
+  readonly session: number[];
+  readonly tokens: number[];
+  readonly purpose: [at: number, purpose: string][];
+}
 
 export interface TimelineEvent {
   readonly step: number;
   readonly kind: string;
   readonly detail: string;
-  /** The messages it acted on: the masked outputs of a step, the removed, summarized or carried ones. */
+  /** The messages it acted on: the masked outputs of a step, the removed, summarized or carried ones; the first IDS_SHOWN. */
   readonly ids?: string[];
+  /** How many more it acted on than `ids` names. */
+  readonly more?: number;
   /** What the strategy wrote. */
   readonly text?: string;
 }
@@ -41,7 +52,7 @@ export interface TimelineRun {
   /** Why it failed, when it did. */
   readonly failure: string;
   readonly window: number;
-  readonly steps: TimelineStep[];
+  readonly steps: TimelineSteps;
   readonly events: TimelineEvent[];
   readonly probes: TimelineProbe[];
 }
@@ -49,6 +60,12 @@ export interface TimelineRun {
 /** Long enough for any summary the mock writes; a live model's essay is cut rather than bloat the page. */
 const TEXT_MAX = 20_000;
 const DETAIL_MAX = 400;
+/** Message ids named per event: masking hides hundreds at once, and a list that long tells a reader nothing more. */
+export const IDS_SHOWN = 12;
+
+/** The ids an event names, the first IDS_SHOWN of them, and how many it leaves out. */
+const idsOf = (ids: readonly string[]): Pick<TimelineEvent, 'ids' | 'more'> =>
+  ids.length === 0 ? {} : { ids: ids.slice(0, IDS_SHOWN), ...(ids.length > IDS_SHOWN ? { more: ids.length - IDS_SHOWN } : {}) };
 
 export function timelineOf(run: RunResult, column: Column): TimelineRun {
   return {
@@ -59,7 +76,7 @@ export function timelineOf(run: RunResult, column: Column): TimelineRun {
     status: statusText(run),
     failure: run.summary.failure ?? '',
     window: run.config.window,
-    steps: run.steps.map((s): TimelineStep => (s.purpose === 'agent' ? [s.step, s.session, s.promptTokens] : [s.step, s.session, s.promptTokens, s.purpose])),
+    steps: packSteps(run.steps),
     events: timelineEvents(run.events),
     probes: run.probes.map((p) => ({
       step: p.step,
@@ -69,6 +86,16 @@ export function timelineOf(run: RunResult, column: Column): TimelineRun {
       ...(p.file ? { file: p.file } : {}),
       ...(p.answered === undefined ? {} : { answered: p.answered, reply: truncate(p.reply ?? '', DETAIL_MAX) }),
     })),
+  };
+}
+
+function packSteps(steps: readonly StepRecord[]): TimelineSteps {
+  const delta = (values: number[]): number[] => values.map((v, i) => v - (i === 0 ? 0 : values[i - 1]!));
+  return {
+    step: delta(steps.map((s) => s.step)),
+    session: steps.map((s) => s.session),
+    tokens: delta(steps.map((s) => s.promptTokens)),
+    purpose: steps.flatMap((s, i): [number, string][] => (s.purpose === 'agent' ? [] : [[i, s.purpose]])),
   };
 }
 
@@ -87,7 +114,7 @@ export function timelineEvents(events: readonly EventRecord[]): TimelineEvent[] 
           step: e.step,
           kind: e.kind,
           detail: truncate(e.detail, DETAIL_MAX),
-          ...(ids.length ? { ids: [...ids] } : {}),
+          ...idsOf(ids),
           ...(e.text ? { text: truncate(e.text, TEXT_MAX) } : {}),
         },
       ];
@@ -97,6 +124,6 @@ export function timelineEvents(events: readonly EventRecord[]): TimelineEvent[] 
     if (group[0] !== e) return [];
     const ids = group.flatMap((m) => (m.messageId === undefined ? [] : [m.messageId]));
     const detail = `${fmtInt(group.length)} tool output${group.length === 1 ? '' : 's'}`;
-    return [{ step: e.step, kind: 'masked', detail, ...(ids.length ? { ids } : {}) }];
+    return [{ step: e.step, kind: 'masked', detail, ...idsOf(ids) }];
   });
 }

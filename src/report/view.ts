@@ -3,6 +3,7 @@
  * per scenario group, Pareto table, matrix, baseline diff) and chart-ready data (token curves, Pareto
  * points, run timelines). Pure, so it is tested without a template or DOM.
  */
+import { gzipSync } from 'node:zlib';
 import { aggregateRuns } from '../metrics/aggregate.js';
 import type { BatchInfo, CalibrationRecord, RunResult } from '../core/run-records.js';
 import { baselineDiff, candidateRuns, type BaselineDiff, type BaselineSource } from './baseline-diff.js';
@@ -12,7 +13,7 @@ import { distinct, fmtInt, fmtPct, statusText } from './format.js';
 import { facts, reportNotes, utcMinute, type Fact } from './header.js';
 import { paretoOf, SUCCESS_DEFINITION, type Pareto } from './pareto.js';
 import { probeCell, recallCell, summaryTable, type SummaryTable } from './summary-table.js';
-import { timelineOf, type TimelineRun } from './timeline.js';
+import { timelineOf } from './timeline.js';
 
 export type { BaselineSource } from './baseline-diff.js';
 
@@ -33,8 +34,8 @@ export interface ReportMeta {
 /** The JSON the page script reads (schema of <script id="ctxbench-data">). */
 export interface ReportData {
   readonly charts: ChartData[];
-  /** Every run's timeline, in report order; matrix links and chart series point into it by index. */
-  readonly runs: TimelineRun[];
+  /** Every run, in report order: [its scenario's entry in `ReportView.timelines`, its place there]; matrix links and chart series point here by index. */
+  readonly runs: [scenario: number, at: number][];
   readonly pareto: ParetoChart;
 }
 
@@ -59,10 +60,21 @@ export interface ReportView {
   readonly pareto: Pareto & { readonly definition: string };
   readonly matrix: { columns: Column[]; rows: MatrixRow[] };
   readonly charts: ChartView[];
+  /** What the scenario filter offers: scenario groups and recorded outcomes, when there are several. */
+  readonly filter: { groups: string[]; outcomes: string[] };
+  /** Many scenarios: the matrix and the curves start closed, so the page opens short. */
+  readonly collapsed: boolean;
   readonly baseline: BaselineDiff | null;
   /** The timeline's run picker: one group per scenario. */
   readonly timeline: { scenario: string; runs: { index: number; label: string }[] }[];
   readonly data: ReportData;
+  /**
+   * Per scenario, in chart order, the timelines of its runs (TimelineRun[]) as gzipped JSON in base64:
+   * every request of every run would make the page grow with the runs' length, so the page inflates
+   * one scenario's when a reader opens one of its runs or hovers its chart. Embedded after the page
+   * script (<script id="ctxbench-timelines">), so the first screen does not wait for them.
+   */
+  readonly timelines: string[];
 }
 
 export interface SummaryGroup {
@@ -73,7 +85,15 @@ export interface SummaryGroup {
   readonly table: SummaryTable;
 }
 
-interface MatrixRow {
+/** What the page's scenario filter matches a matrix row or a chart on. */
+interface ScenarioFacets {
+  readonly group: string;
+  readonly outcome: string;
+  /** Whether some run of the scenario did not complete. */
+  readonly failed: boolean;
+}
+
+interface MatrixRow extends ScenarioFacets {
   readonly scenarioId: string;
   readonly title: string;
   /** False when the title is the id, so it isn't printed twice. */
@@ -98,7 +118,7 @@ interface CellRun {
   readonly successTitle: string;
 }
 
-interface ChartView {
+interface ChartView extends ScenarioFacets {
   readonly domId: string;
   readonly scenarioId: string;
   readonly title: string;
@@ -112,7 +132,14 @@ export function buildView(runs: readonly RunResult[], meta: ReportMeta): ReportV
   const indexOf = new Map(runs.map((r, i) => [r, i]));
   const runIndex = (r: RunResult): number => indexOf.get(r)!;
 
+  const facets = new Map(
+    scenarios.map(([scenarioId]): [string, ScenarioFacets] => {
+      const own = runs.filter((r) => r.config.scenarioId === scenarioId);
+      return [scenarioId, { group: scenarioGroupOf(own[0]!), outcome: own[0]!.config.outcome ?? 'unknown', failed: own.some((r) => r.summary.status !== 'completed') }];
+    }),
+  );
   const matrixRows = scenarios.map(([scenarioId, title]) => ({
+    ...facets.get(scenarioId)!,
     scenarioId,
     title,
     showId: title !== scenarioId,
@@ -130,6 +157,7 @@ export function buildView(runs: readonly RunResult[], meta: ReportMeta): ReportV
   const pareto = paretoOf(runsByColumn(columns, runs));
 
   const summaries = summaryGroups(runs, columnOf);
+  const timelines = packedTimelines(runs, scenarios.map(([id]) => id), columnOf);
   return {
     title: meta.title ?? 'ctxbench report',
     generatedAt: utcMinute(meta.generatedAt),
@@ -142,21 +170,44 @@ export function buildView(runs: readonly RunResult[], meta: ReportMeta): ReportV
     groupTabs: summaries.length > 1,
     pareto: { ...pareto, definition: SUCCESS_DEFINITION },
     matrix: { columns: distinctColumns, rows: matrixRows },
-    charts: charts.map(({ domId, scenarioId, title }) => ({ domId, scenarioId, title, showId: title !== scenarioId })),
+    charts: charts.map(({ domId, scenarioId, title }) => ({ ...facets.get(scenarioId)!, domId, scenarioId, title, showId: title !== scenarioId })),
+    filter: { groups: several([...facets.values()].map((f) => f.group)), outcomes: several([...facets.values()].map((f) => f.outcome)) },
+    collapsed: scenarios.length > COLLAPSE_OVER,
     baseline: meta.baseline && runs.length ? baselineDiff(meta.baseline, candidateRuns(runs, meta.database)) : null,
     timeline: scenarios.map(([scenarioId, title]) => ({
       scenario: title === scenarioId ? title : `${title} (${scenarioId})`,
       runs: runs.filter((r) => r.config.scenarioId === scenarioId).map((r) => ({ index: runIndex(r), label: `${columnOf(r).label}: ${statusText(r)}` })),
     })),
+    timelines: timelines.blobs,
     data: {
       charts,
-      runs: runs.map((r) => timelineOf(r, columnOf(r))),
+      runs: timelines.runs,
       pareto: {
         axis: pareto.axis,
         points: pareto.points.map(({ label, color, cost, success, front, recommended }) => ({ label, color, cost, success, front, recommended })),
       },
     },
   };
+}
+
+function packedTimelines(runs: readonly RunResult[], scenarioIds: readonly string[], columnOf: (run: RunResult) => Column): { blobs: string[]; runs: ReportData['runs'] } {
+  const place = new Map<RunResult, [number, number]>();
+  const blobs = scenarioIds.map((scenarioId, s) => {
+    const own = runs.filter((r) => r.config.scenarioId === scenarioId);
+    own.forEach((r, at) => place.set(r, [s, at]));
+    // Deflated for size only: the page reads it with the browser's DecompressionStream, no library.
+    return gzipSync(JSON.stringify(own.map((r) => timelineOf(r, columnOf(r)))), { level: 9 }).toString('base64');
+  });
+  return { blobs, runs: runs.map((r) => place.get(r)!) };
+}
+
+/** Scenarios a page shows open: the bundled suite's, and a few more. */
+const COLLAPSE_OVER = 20;
+
+/** The distinct values, sorted, when there are at least two to choose from. */
+function several(values: readonly string[]): string[] {
+  const unique = distinct(values).sort();
+  return unique.length > 1 ? unique : [];
 }
 
 /** All scenarios first, then each scenario group (the folder a scenario came from) when there are several. */
@@ -178,6 +229,10 @@ function summaryGroups(runs: readonly RunResult[], columnOf: (run: RunResult) =>
   ];
 }
 
+/** Recall is measured over the steps a run reached: one that stopped early says how many those were. */
+const coverage = ({ summary }: RunResult): string =>
+  summary.status === 'completed' || summary.steps >= summary.totalSteps ? '' : ` over the ${fmtInt(summary.steps)} of ${fmtInt(summary.totalSteps)} steps reached`;
+
 function cellRun(run: RunResult, index: number): CellRun {
   const { summary } = run;
   const aggregate = aggregateRuns([run]);
@@ -193,7 +248,7 @@ function cellRun(run: RunResult, index: number): CellRun {
     peakPct: fmtPct(summary.peakContextPct),
     restarts: fmtInt(summary.restarts),
     rereads: summary.recovery ? `${fmtInt(summary.recovery.rereads)} re-reads, ${fmtInt(summary.recovery.rereadInputTokens)} tokens` : '',
-    success: [aggregate.probes.total ? `probes ${probes.text} (${probes.detail})` : '', recall.value === null ? '' : `ref recall ${recall.text}`]
+    success: [aggregate.probes.total ? `probes ${probes.text} (${probes.detail})` : '', recall.value === null ? '' : `ref recall ${recall.text}${coverage(run)}`]
       .filter((part) => part !== '')
       .join(' · '),
     successTitle: probes.title ?? '',

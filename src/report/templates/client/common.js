@@ -11,6 +11,19 @@ function compact(n) {
   return String(n);
 }
 
+/** Axis ticks in k / M with the decimals their spacing needs: 1.25k, 1.50k rather than 1.3k, 1.5k. */
+function compactTicks(ticks, step) {
+  var top = Math.max.apply(null, ticks.map(Math.abs));
+  var unit = top >= 1e6 ? 1e6 : top >= 1e3 ? 1e3 : 1;
+  var suffix = unit === 1e6 ? 'M' : unit === 1e3 ? 'k' : '';
+  return ticks.map(function (v) { return v === 0 ? '0' : (v / unit).toFixed(tickDecimals(step / unit)) + suffix; });
+}
+
+/** Decimals that tell ticks `step` apart: 0.5 apart needs one, 0.02 two; never fewer than none. */
+function tickDecimals(step) {
+  return Math.min(6, Math.max(0, Math.ceil(-Math.log10(step) - 1e-9)));
+}
+
 function percent(fraction) {
   return (fraction * 100).toFixed(1) + '%';
 }
@@ -79,4 +92,44 @@ function drawGlyph(ctx, kind, x, y, r, color) {
   }
   ctx.fill();
   ctx.stroke();
+}
+
+// Timelines come gzipped in base64, one string per scenario (view.ts), after this script: read once
+// the page is parsed, each inflated on first use, once.
+var timelineBlobs = new Promise(function (resolve) {
+  var read = function () { resolve(JSON.parse(document.getElementById('ctxbench-timelines').textContent)); };
+  if (document.readyState === 'loading') document.addEventListener('DOMContentLoaded', read);
+  else read();
+});
+var inflated = {};
+function scenarioTimelines(scenario) {
+  if (!inflated[scenario]) inflated[scenario] = timelineBlobs.then(function (blobs) {
+    var bytes = Uint8Array.from(atob(blobs[scenario]), function (c) { return c.charCodeAt(0); });
+    var stream = new Blob([bytes]).stream().pipeThrough(new DecompressionStream('gzip'));
+    return new Response(stream).text().then(function (text) {
+      var runs = JSON.parse(text);
+      runs.forEach(function (run) { run.steps = expandSteps(run.steps); });
+      return runs;
+    });
+  });
+  return inflated[scenario];
+}
+
+/** A run's requests as [step, session, prompt tokens] and, for a request not the agent's own, its purpose (timeline.ts packs them by column). */
+function expandSteps(packed) {
+  var step = 0;
+  var tokens = 0;
+  var rows = packed.step.map(function (d, i) {
+    step += d;
+    tokens += packed.tokens[i];
+    return [step, packed.session[i], tokens];
+  });
+  packed.purpose.forEach(function (p) { rows[p[0]].push(p[1]); });
+  return rows;
+}
+
+/** A run's timeline (a promise), by its index in the report. */
+function runTimeline(data, index) {
+  var ref = data.runs[index];
+  return scenarioTimelines(ref[0]).then(function (runs) { return runs[ref[1]]; });
 }

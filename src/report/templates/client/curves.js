@@ -16,16 +16,13 @@ function curveYMax(chart) {
   return (top || 1) * 1.08;
 }
 
-// Window and threshold lines, then markers, on top of the series (uPlot's "draw" hook).
+// Window and threshold lines, then markers, on top of the series (uPlot's "draw" hook). The lines'
+// labels are text over the plot (placeLineLabels).
 function drawCurveOverlay(chart, u) {
   var ctx = u.ctx;
   var box = u.bbox;
   var px = uPlot.pxRatio;
   ctx.save();
-  ctx.font = 11 * px + 'px ' + FONT;
-  // Labels sit at the left end: token curves start low, so that corner is rarely covered.
-  ctx.textAlign = 'left';
-  ctx.textBaseline = 'bottom';
   chart.lines.forEach(function (line) {
     var y = Math.round(u.valToPos(line.value, 'y', true)) + 0.5;
     ctx.strokeStyle = line.color;
@@ -35,8 +32,6 @@ function drawCurveOverlay(chart, u) {
     ctx.moveTo(box.left, y);
     ctx.lineTo(box.left + box.width, y);
     ctx.stroke();
-    ctx.fillStyle = line.color;
-    ctx.fillText(line.label, box.left + 4 * px, y - 2 * px);
   });
   ctx.setLineDash([]);
   chart.markers.forEach(function (m) {
@@ -46,33 +41,97 @@ function drawCurveOverlay(chart, u) {
   ctx.restore();
 }
 
-/** The agent request's session at a step, and the events of that step, from a run's timeline. */
-function stepOfRun(run, step) {
-  var session = null;
-  run.steps.forEach(function (s) { if (s[0] === step && s.length === 3) session = s[1]; });
-  var events = run.events.filter(function (e) { return e.step === step; });
-  return { session: session, events: events };
+/**
+ * Each line's label, inside the plot and over no other label: above its line at the left, else at
+ * the right, else below it; one too long for the plot is cut (its title holds it all). A label with
+ * no room left is named under the chart instead, so labels of close thresholds never overprint.
+ */
+function placeLineLabels(chart, u, layer, note) {
+  layer.replaceChildren();
+  var width = u.over.clientWidth;
+  var height = u.over.clientHeight;
+  var placed = [];
+  var unlabelled = [];
+  var free = function (r) {
+    return r.x0 >= 0 && r.x1 <= width && r.y0 >= 0 && r.y1 <= height &&
+      placed.every(function (q) { return r.x1 <= q.x0 || r.x0 >= q.x1 || r.y1 <= q.y0 || r.y0 >= q.y1; });
+  };
+  chart.lines
+    .map(function (line) { return { line: line, y: u.valToPos(line.value, 'y') }; })
+    .filter(function (l) { return l.y >= 0 && l.y <= height; }) // lines above the chart are named under it already
+    .sort(function (a, b) { return (a.line.kind === 'window' ? -1 : 0) - (b.line.kind === 'window' ? -1 : 0) || a.y - b.y; })
+    .forEach(function (l) {
+      var label = el('div', 'line-label', l.line.label);
+      label.title = l.line.label;
+      label.style.color = l.line.color;
+      label.style.maxWidth = Math.max(0, width - 8) + 'px';
+      layer.appendChild(label);
+      var w = label.offsetWidth;
+      var h = label.offsetHeight;
+      var spot = [[4, l.y - h - 1], [width - w - 4, l.y - h - 1], [4, l.y + 1], [width - w - 4, l.y + 1]]
+        .map(function (p) { return { x0: p[0], y0: p[1], x1: p[0] + w, y1: p[1] + h }; })
+        .filter(free)[0];
+      if (!spot) {
+        layer.removeChild(label);
+        unlabelled.push(l.line.label);
+        return;
+      }
+      placed.push(spot);
+      label.style.left = spot.x0 + 'px';
+      label.style.top = spot.y0 + 'px';
+    });
+  note.textContent = unlabelled.length ? 'Lines without room for a label: ' + unlabelled.join('; ') : '';
 }
 
-// What each strategy sent and did at the hovered step.
-function showCurveStep(chart, runs, info, idx) {
-  info.replaceChildren();
-  if (idx === null || idx === undefined) {
+/** The agent's request at a step (its session and prompt tokens, as the curve has them) and the step's events, from a run's timeline. */
+function stepOfRun(run, step) {
+  var request = null;
+  // As on the curve: the last agent request or re-read of the step, the one that was answered.
+  run.steps.forEach(function (s) { if (s[0] === step && (s.length === 3 || s[3] === 'reread')) request = s; });
+  var events = run.events.filter(function (e) { return e.step === step; });
+  return { request: request, events: events };
+}
+
+// What each strategy sent and did at the hovered step, read from the runs' timelines (exact, where
+// the curve may draw a long run's steps downsampled).
+function showCurveStep(chart, data, info, step) {
+  var asked = String(step);
+  info.dataset.step = asked;
+  if (step === null || step === undefined) {
+    info.replaceChildren();
     info.textContent = 'Hover the chart to see each strategy’s session and events at a step.';
     return;
   }
-  var step = chart.x[idx];
-  info.appendChild(el('div', null, 'Step ' + step));
-  chart.series.forEach(function (s) {
-    if (s.kind !== 'strategy') return;
-    var at = stepOfRun(runs[s.run], step);
-    var parts = s.y[idx] === null ? ['no request'] : [number.format(s.y[idx]) + ' tokens', 'session ' + at.session];
-    var lines = at.events.map(function (e) { return '\n    ' + e.kind + ': ' + e.detail; });
-    info.appendChild(el('div', null, s.label + ': ' + parts.join(' · ') + lines.join('')));
+  var strategies = chart.series.filter(function (s) { return s.kind === 'strategy'; });
+  Promise.all(strategies.map(function (s) { return runTimeline(data, s.run); })).then(function (runs) {
+    if (info.dataset.step !== asked) return; // the pointer moved on meanwhile
+    info.replaceChildren();
+    info.appendChild(el('div', null, 'Step ' + step));
+    strategies.forEach(function (s, i) {
+      var at = stepOfRun(runs[i], step);
+      var parts = at.request === null ? ['no request'] : [number.format(at.request[2]) + ' tokens', 'session ' + at.request[1]];
+      var lines = at.events.map(function (e) { return '\n    ' + e.kind + ': ' + e.detail; });
+      info.appendChild(el('div', null, s.label + ': ' + parts.join(' · ') + lines.join('')));
+    });
   });
 }
 
-function mountCurve(chart, runs) {
+/** uPlot's data: the steps any series or marker has, and each series' value there (null where it has no drawn point). */
+function alignedCurve(chart) {
+  var steps = {};
+  chart.series.forEach(function (s) { s.x.forEach(function (x) { steps[x] = true; }); });
+  chart.markers.forEach(function (m) { steps[m.x] = true; });
+  var xs = Object.keys(steps).map(Number).sort(function (a, b) { return a - b; });
+  var at = {};
+  xs.forEach(function (x, i) { at[x] = i; });
+  return [xs].concat(chart.series.map(function (s) {
+    var y = xs.map(function () { return null; });
+    s.x.forEach(function (x, i) { y[at[x]] = s.y[i]; });
+    return y;
+  }));
+}
+
+function mountCurve(chart, data) {
   var host = document.getElementById(chart.domId);
   var plot = host.querySelector('.plot');
   var info = host.querySelector('.step-info');
@@ -81,32 +140,42 @@ function mountCurve(chart, runs) {
   if (above.length) {
     host.querySelector('.offscale').textContent = 'Above the chart: ' + above.map(function (l) { return l.label; }).join('; ');
   }
+  var unlabelled = el('div', 'offscale');
+  host.insertBefore(unlabelled, info);
+  var layer = el('div', 'line-labels');
   var opts = {
     width: plot.clientWidth,
     height: CURVE_HEIGHT,
+    // The panel under the chart gives each run's exact numbers at the hovered step; the legend's own
+    // values would read a downsampled curve's gaps as "no value".
+    legend: { live: false },
     scales: { x: { time: false }, y: { range: function () { return [0, yMax]; } } },
     axes: [
       // Steps are whole numbers: no ticks between them.
       { label: 'step', font: AXIS_FONT, labelFont: AXIS_FONT, labelSize: 20, incrs: STEP_INCREMENTS },
-      { label: 'prompt tokens', font: AXIS_FONT, labelFont: AXIS_FONT, size: 56, values: function (u, ticks) { return ticks.map(compact); } },
+      { label: 'prompt tokens', font: AXIS_FONT, labelFont: AXIS_FONT, size: 56, values: function (u, ticks, axis, space, step) { return compactTicks(ticks, step); } },
     ],
-    series: [{ label: 'step', value: function (u, v) { return v === null || v === undefined ? '—' : String(v); } }].concat(
+    series: [{ label: 'step' }].concat(
       chart.series.map(function (s) {
         return {
           label: s.label,
           stroke: s.color,
           width: s.kind === 'recorded' ? 1.5 : 2,
-          dash: s.kind === 'recorded' ? [5, 4] : undefined,
-          value: function (u, v) { return v === null || v === undefined ? '—' : number.format(v); },
+          dash: s.kind === 'recorded' ? [5, 4] : s.dash,
+          // A series has no point where only another one does (downsampled, or ended): its line goes on.
+          spanGaps: true,
+          points: { show: false },
         };
       }),
     ),
     hooks: {
-      draw: [function (u) { drawCurveOverlay(chart, u); }],
-      setCursor: [function (u) { showCurveStep(chart, runs, info, u.cursor.idx); }],
+      draw: [function (u) { drawCurveOverlay(chart, u); placeLineLabels(chart, u, layer, unlabelled); }],
+      setCursor: [function (u) { showCurveStep(chart, data, info, u.cursor.idx === null || u.cursor.idx === undefined ? null : u.data[0][u.cursor.idx]); }],
     },
   };
-  var u = new uPlot(opts, [chart.x].concat(chart.series.map(function (s) { return s.y; })), plot);
-  showCurveStep(chart, runs, info, null);
+  var u = new uPlot(opts, alignedCurve(chart), plot);
+  u.over.appendChild(layer);
+  placeLineLabels(chart, u, layer, unlabelled);
+  showCurveStep(chart, data, info, null);
   return function () { u.setSize({ width: plot.clientWidth, height: CURVE_HEIGHT }); };
 }

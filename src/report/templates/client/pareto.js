@@ -6,11 +6,12 @@ function paretoCostText(pareto, v) {
   return pareto.axis === 'dollars' ? '$' + (v < 10 ? v.toFixed(2) : number.format(Math.round(v))) : compact(v);
 }
 
-// Ticks $0.50 apart read $17.5, $18.0: as many decimals as the step between them needs.
-function paretoTickText(pareto, v, incr) {
-  if (pareto.axis !== 'dollars') return compact(v);
-  var digits = incr >= 1 ? 0 : incr >= 0.1 ? 1 : 2;
-  return '$' + v.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits });
+// Ticks $0.50 apart read $17.5, $18.0, and $0.002 apart $0.104, $0.106: as many decimals as the
+// step between them needs.
+function paretoTicks(pareto, ticks, incr) {
+  if (pareto.axis !== 'dollars') return compactTicks(ticks, incr);
+  var digits = tickDecimals(incr);
+  return ticks.map(function (v) { return '$' + v.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits }); });
 }
 
 function paretoRange(values, floor) {
@@ -131,8 +132,8 @@ function mountPareto(pareto) {
       y: { range: function () { return paretoRange(pareto.points.map(function (p) { return p.success; }).concat([1]), 0); } },
     },
     axes: [
-      { label: pareto.axis, font: AXIS_FONT, labelFont: AXIS_FONT, labelSize: 20, values: function (u, ticks, axis, space, incr) { return ticks.map(function (v) { return paretoTickText(pareto, v, incr); }); } },
-      { label: 'success', font: AXIS_FONT, labelFont: AXIS_FONT, size: 56, values: function (u, ticks) { return ticks.map(function (v) { return Math.round(v * 100) + '%'; }); } },
+      { label: pareto.axis, font: AXIS_FONT, labelFont: AXIS_FONT, labelSize: 20, values: function (u, ticks, axis, space, incr) { return paretoTicks(pareto, ticks, incr); } },
+      { label: 'success', font: AXIS_FONT, labelFont: AXIS_FONT, size: 56, values: function (u, ticks, axis, space, incr) { return ticks.map(function (v) { return (v * 100).toFixed(tickDecimals(incr * 100)) + '%'; }); } },
     ],
     series: [{}, { label: 'Pareto front', stroke: '#1a7f37', width: 1.5, dash: [6, 4], points: { show: false } }],
     hooks: {

@@ -38,3 +38,29 @@ function groupTabs(container) {
     });
   });
 }
+
+// The scenario filter: a matrix row or a token curve shows when its scenario matches every field
+// (id or title containing the text, its group, its recorded outcome, a run that did not complete).
+function scenarioFilter(form) {
+  var targets = Array.prototype.slice.call(document.querySelectorAll('[data-scenario]'));
+  var rows = targets.filter(function (t) { return t.tagName === 'TR'; });
+  var field = function (name) { return form.elements.namedItem(name); };
+  function apply() {
+    var text = field('q').value.trim().toLowerCase();
+    var group = field('group') ? field('group').value : '';
+    var outcome = field('outcome') ? field('outcome').value : '';
+    var failed = field('failed').checked;
+    targets.forEach(function (t) {
+      t.hidden = !(
+        t.dataset.search.toLowerCase().indexOf(text) >= 0 &&
+        (!group || t.dataset.group === group) &&
+        (!outcome || t.dataset.outcome === outcome) &&
+        (!failed || t.dataset.failed === 'true')
+      );
+    });
+    var shown = rows.filter(function (r) { return !r.hidden; }).length;
+    field('shown').value = shown === rows.length ? '' : shown + ' of ' + rows.length + ' shown';
+  }
+  form.addEventListener('input', apply);
+  form.addEventListener('submit', function (event) { event.preventDefault(); });
+}

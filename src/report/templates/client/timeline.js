@@ -1,11 +1,8 @@
 // The run timeline: every step of one run, its requests, what the strategy did to which messages,
 // the text it wrote, and the probes asked there. Opened from the matrix (#run-N) or the picker.
-var IDS_SHOWN = 12;
-
-function idsText(ids) {
-  if (!ids || ids.length === 0) return '';
-  var shown = ids.slice(0, IDS_SHOWN).join(', ');
-  return ids.length > IDS_SHOWN ? shown + ' and ' + (ids.length - IDS_SHOWN) + ' more' : shown;
+// The page gets the first few ids of an event and how many more there were (timeline.ts).
+function idsText(e) {
+  return e.ids.join(', ') + (e.more ? ' and ' + e.more + ' more' : '');
 }
 
 /** Steps, events and probes of a run, grouped by step number, in step order. */
@@ -43,7 +40,7 @@ function eventCell(events) {
     var item = el('div', 'event');
     item.appendChild(el('span', 'kind ' + e.kind, e.kind));
     item.appendChild(document.createTextNode(' ' + e.detail));
-    if (e.ids) item.appendChild(el('div', 'ids', 'messages: ' + idsText(e.ids)));
+    if (e.ids) item.appendChild(el('div', 'ids', 'messages: ' + idsText(e)));
     if (e.text) {
       var details = el('details', 'text');
       details.appendChild(el('summary', null, 'text the strategy wrote (' + number.format(e.text.length) + ' characters)'));
@@ -69,10 +66,8 @@ function probeCellOf(probes) {
   return cell;
 }
 
-function renderTimeline(runs, index, body) {
-  var run = runs[index];
+function renderTimeline(run, body) {
   body.replaceChildren();
-  if (!run) return;
   var head = el('div', 'timeline-head');
   var swatch = el('span', 'swatch');
   swatch.style.background = run.color;
@@ -101,15 +96,20 @@ function renderTimeline(runs, index, body) {
 }
 
 /** Wires the picker and the #run-N links. The first run shows until another is picked. */
-function mountTimeline(runs) {
+function mountTimeline(data) {
   var select = document.getElementById('timeline-run');
   var body = document.getElementById('timeline-body');
-  if (!select || !body || runs.length === 0) return;
+  if (!select || !body || data.runs.length === 0) return;
+  var shown = null;
   function open(index, scroll) {
-    if (!(index >= 0 && index < runs.length)) return;
+    if (!(index >= 0 && index < data.runs.length)) return;
     select.value = String(index);
-    renderTimeline(runs, index, body);
-    if (scroll) document.getElementById('timeline').scrollIntoView();
+    shown = index;
+    runTimeline(data, index).then(function (run) {
+      if (shown !== index) return; // another run was picked meanwhile
+      renderTimeline(run, body);
+      if (scroll) document.getElementById('timeline').scrollIntoView();
+    });
   }
   function fromHash(scroll) {
     var match = /^#run-(\d+)$/.exec(location.hash);
