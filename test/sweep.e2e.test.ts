@@ -26,6 +26,8 @@ describe('bench sweep', () => {
     const runs = await storedRuns(r.cwd);
     expect(runs.map((run) => [run.config.params['softThreshold'], run.config.params['carryoverTurns']])).toEqual([[0.5, 3], [0.5, 10], [0.7, 3], [0.7, 10]]);
     expect(new Set(runs.map((run) => run.batchId)).size).toBe(1);
+    // Progress lines name the setting of each run.
+    expect(r.stderr).toMatch(/^\[\d\/4\] masking\[softThreshold=0\.7,carryoverTurns=10\] x synthetic-s60-seed1-o400-f10: /m);
     expect(runs.map((run) => run.runId.split('/')[1])).toEqual([
       'masking[softThreshold=0.5,carryoverTurns=3]',
       'masking[softThreshold=0.5,carryoverTurns=10]',

@@ -26,7 +26,8 @@ export function describeOutcome(run: RunResult): string {
   }
 }
 
-const label = (run: RunResult): string => `${run.config.strategy} x ${run.config.scenarioId}`;
+/** The run's strategy with its sweep setting when it has one (`masking[softThreshold=0.6]`, as its run id), and its scenario. */
+const label = ({ config }: RunResult): string => `${config.strategy}${config.variant ? `[${config.variant}]` : ''} x ${config.scenarioId}`;
 
 export function createProgress(runs: number, steps: number, stream: NodeJS.WriteStream = process.stderr): Progress {
   let finished = 0;
