@@ -15,7 +15,7 @@ import { renderReport } from '../src/report/render.js';
 import { browserPlan, findChromium } from './helpers/browser.js';
 import { bench, ROOT, tempDir } from './helpers/cli.js';
 import { HOSTILE_SCENARIO_ID, HOSTILE_SCENARIO_TITLE, hostileScenario } from './helpers/hostile-scenario.js';
-import { sampleRuns } from './helpers/report-fixtures.js';
+import { sampleRuns, sweepRuns } from './helpers/report-fixtures.js';
 
 const PLAN = browserPlan(findChromium());
 if (PLAN.kind === 'skip') console.warn(PLAN.reason);
@@ -336,6 +336,40 @@ browserIt('at 15 strategies: distinct series styles everywhere, no threshold lab
       expect(await shownRows()).toEqual([]);
 
       await finish(page, problems, 'report-15-strategies.png');
+    });
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+browserIt('a two-parameter sweep: a success chart per swept parameter, a point per setting, the recommended one named', async () => {
+  const dir = tempDir('ctxbench-report-browser-');
+  try {
+    const file = join(dir, 'report.html');
+    // softThreshold 0.5, 0.6, 0.7 x carryoverTurns 3, 10: six settings, two lines of three and three of two.
+    const runs = sweepRuns(
+      [0.5, 0.6, 0.7].flatMap((softThreshold, i) => [3, 10].map((carryoverTurns, j) => [{ softThreshold, carryoverTurns }, 1 + i + j] as const)),
+    );
+    writeFileSync(file, renderReport(runs, { generatedAt: new Date('2025-01-02T03:04:05Z'), version: '0.1.0' }));
+    await withPage(async (page, problems) => {
+      await open(page, file);
+      const charts = page.locator('#pareto figure.sweep-chart');
+      expect(await charts.count()).toBe(2);
+      expect(await charts.locator('figcaption').allTextContents()).toEqual([
+        expect.stringMatching(/^masking: success .* against softThreshold; a line per setting of carryoverTurns \(not their mean\)\..*carryoverTurns=3.*carryoverTurns=10$/),
+        expect.stringMatching(/against carryoverTurns; a line per setting of softThreshold .*softThreshold=0\.5.*softThreshold=0\.6.*softThreshold=0\.7$/),
+      ]);
+      for (let c = 0; c < 2; c++) {
+        const chart = charts.nth(c);
+        expect(await chart.locator('table tbody tr').count()).toBe(6);
+        expect((await paintedPixels(page, `#sweep-${c} canvas`))[0]).toBeGreaterThan(0);
+      }
+      // Hovering the best setting (softThreshold 0.7, carryoverTurns 10: all 4 probes) names it as recommended.
+      const over = (await charts.first().locator('.u-over').boundingBox())!;
+      // Axes padded by 8% of the spread: x 0.484 to 0.716, y 19% to 106% (successes 25% to 100%).
+      await charts.first().locator('.u-over').hover({ position: { x: (over.width * (0.7 - 0.484)) / 0.232, y: (over.height * (1.06 - 1)) / 0.87 } });
+      expect(await charts.first().locator('.step-info').textContent()).toBe('masking (softThreshold=0.7, carryoverTurns=10): success 100.0%, recommended');
+      await finish(page, problems, 'report-sweep.png');
     });
   } finally {
     rmSync(dir, { recursive: true, force: true });

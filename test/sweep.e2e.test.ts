@@ -42,6 +42,8 @@ describe('bench sweep', () => {
     // The report's Pareto chart has the same configurations.
     const html = readFileSync(path.join(r.cwd, 'reports/ctxbench-report.html'), 'utf8');
     expect(html).toContain('masking (softThreshold=0.5, carryoverTurns=10)');
+    // And a success chart per swept parameter.
+    expect(html.match(/<figure class="chart sweep-chart" id="sweep-\d">/g)).toHaveLength(2);
     // A baseline of the sweep keeps every setting apart, so `bench check` gates each one.
     expect(bench(['baseline', '-o', 'b.json'], r.cwd).code).toBe(0);
     const keys = Object.keys((JSON.parse(readFileSync(path.join(r.cwd, 'b.json'), 'utf8')) as { runs: object }).runs);

@@ -420,7 +420,7 @@ describe('renderReport', () => {
   it('renders a page without runs', () => {
     const empty = renderReport([], { ...meta, title: 'Nothing yet' });
     expect(empty).toContain('No runs to report.');
-    expect(dataOf(empty)).toEqual({ charts: [], runs: [], pareto: { axis: 'dollars', points: [] } });
+    expect(dataOf(empty)).toEqual({ charts: [], runs: [], pareto: { axis: 'dollars', points: [] }, sweeps: [] });
   });
 });
 

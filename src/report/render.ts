@@ -25,7 +25,7 @@ interface Assets {
 let assets: Assets | undefined;
 
 /** The page script's parts, in load order: helpers first, the boot last. */
-const CLIENT_FILES = ['common.js', 'tables.js', 'curves.js', 'pareto.js', 'timeline.js', 'main.js'];
+const CLIENT_FILES = ['common.js', 'tables.js', 'curves.js', 'pareto.js', 'sweep.js', 'timeline.js', 'main.js'];
 
 function loadAssets(): Assets {
   const templates = fileURLToPath(new URL('./templates/', import.meta.url));

@@ -13,6 +13,7 @@ import { distinct, fmtInt, fmtPct, statusText } from './format.js';
 import { facts, reportNotes, utcMinute, type Fact } from './header.js';
 import { paretoOf, SUCCESS_DEFINITION, type Pareto } from './pareto.js';
 import { probeCell, recallCell, summaryTable, type SummaryTable } from './summary-table.js';
+import { sweepPlotsOf, type SweepPlot } from './sweep-plot.js';
 import { timelineOf } from './timeline.js';
 
 export type { BaselineSource } from './baseline-diff.js';
@@ -37,6 +38,8 @@ export interface ReportData {
   /** Every run, in report order: [its scenario's entry in `ReportView.timelines`, its place there]; matrix links and chart series point here by index. */
   readonly runs: [scenario: number, at: number][];
   readonly pareto: ParetoChart;
+  /** Success against each swept parameter, when a strategy ran at several settings. */
+  readonly sweeps: SweepPlot[];
 }
 
 export interface ParetoChart {
@@ -58,6 +61,7 @@ export interface ReportView {
   /** Whether there are several scenario groups to switch between. */
   readonly groupTabs: boolean;
   readonly pareto: Pareto & { readonly definition: string };
+  readonly sweeps: SweepPlot[];
   readonly matrix: { columns: Column[]; rows: MatrixRow[] };
   readonly charts: ChartView[];
   /** What the scenario filter offers: scenario groups and recorded outcomes, when there are several. */
@@ -154,7 +158,9 @@ export function buildView(runs: readonly RunResult[], meta: ReportMeta): ReportV
     const scenarioRuns = runs.filter((r) => r.config.scenarioId === scenarioId).sort((a, b) => rank(a) - rank(b));
     return chartOf(`chart-${i}`, scenarioId, title, scenarioRuns, columnOf, runIndex);
   });
-  const pareto = paretoOf(runsByColumn(columns, runs));
+  const byColumn = runsByColumn(columns, runs);
+  const pareto = paretoOf(byColumn);
+  const sweeps = sweepPlotsOf(byColumn, pareto);
 
   const summaries = summaryGroups(runs, columnOf);
   const timelines = packedTimelines(runs, scenarios.map(([id]) => id), columnOf);
@@ -169,6 +175,7 @@ export function buildView(runs: readonly RunResult[], meta: ReportMeta): ReportV
     summaries,
     groupTabs: summaries.length > 1,
     pareto: { ...pareto, definition: SUCCESS_DEFINITION },
+    sweeps,
     matrix: { columns: distinctColumns, rows: matrixRows },
     charts: charts.map(({ domId, scenarioId, title }) => ({ ...facets.get(scenarioId)!, domId, scenarioId, title, showId: title !== scenarioId })),
     filter: { groups: several([...facets.values()].map((f) => f.group)), outcomes: several([...facets.values()].map((f) => f.outcome)) },
@@ -186,6 +193,7 @@ export function buildView(runs: readonly RunResult[], meta: ReportMeta): ReportV
         axis: pareto.axis,
         points: pareto.points.map(({ label, color, cost, success, front, recommended }) => ({ label, color, cost, success, front, recommended })),
       },
+      sweeps,
     },
   };
 }

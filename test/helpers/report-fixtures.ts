@@ -5,6 +5,7 @@
  * from the record/replay cache, and a scenario whose title and id try to break out of the page.
  */
 import { costUsd, priceFor } from '../../src/metrics/cost.js';
+import type { ParamValue } from '../../src/core/params.js';
 import type { EventRecord, ProbeOutcome, ProbeRecord, RunResult, RunStatus, StepRecord, Threshold } from '../../src/core/run-records.js';
 
 export const WINDOW = 8000;
@@ -259,4 +260,15 @@ export function sampleRuns(): RunResult[] {
       7,
     ),
   ];
+}
+
+/** A sweep of masking on the first scenario: one completed run per setting, passing `passed` of its 4 probes. */
+export function sweepRuns(settings: readonly (readonly [params: Record<string, ParamValue>, passed: number])[]): RunResult[] {
+  const template = sampleRuns()[1]!;
+  return settings.map(([params, passed], i) => ({
+    ...template,
+    runId: `sweep-${i}`,
+    config: { ...template.config, params },
+    summary: { ...template.summary, status: 'completed', referenceRecall: undefined, probes: { total: 4, verbatim: passed, summary: 0, recoverable: 0, lost: 4 - passed } },
+  }));
 }

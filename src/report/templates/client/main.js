@@ -7,7 +7,7 @@ Array.prototype.forEach.call(document.querySelectorAll('table.sortable'), functi
 Array.prototype.forEach.call(document.querySelectorAll('.tabs'), groupTabs);
 Array.prototype.forEach.call(document.querySelectorAll('form.scenario-filter'), scenarioFilter);
 
-var resizers = [mountPareto(data.pareto)];
+var resizers = [mountPareto(data.pareto)].concat(data.sweeps.map(mountSweep));
 window.addEventListener('resize', function () { resizers.forEach(function (resize) { resize(); }); });
 
 // A token curve is drawn when it comes near the screen: hundreds of charts drawn up front would keep

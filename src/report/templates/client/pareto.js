@@ -1,6 +1,8 @@
 // Cost vs success: every run configuration as a point, the Pareto front as a line, the recommended
 // default ringed; hovering names the nearest point.
 var PARETO_HEIGHT = 360;
+/** The success axis, shared with the sweep charts: percent ticks with the decimals their spacing needs. */
+var SUCCESS_AXIS = { label: 'success', font: AXIS_FONT, labelFont: AXIS_FONT, size: 56, values: function (u, ticks, axis, space, incr) { return ticks.map(function (v) { return (v * 100).toFixed(tickDecimals(incr * 100)) + '%'; }); } };
 
 function paretoCostText(pareto, v) {
   return pareto.axis === 'dollars' ? '$' + (v < 10 ? v.toFixed(2) : number.format(Math.round(v))) : compact(v);
@@ -30,20 +32,7 @@ function drawParetoOverlay(pareto, u) {
   ctx.setLineDash([]);
   pareto.points.forEach(function (p) {
     var c = at(p);
-    ctx.beginPath();
-    ctx.arc(c.x, c.y, (p.front ? 6 : 4.5) * px, 0, 2 * Math.PI);
-    ctx.fillStyle = p.front ? p.color : '#fff';
-    ctx.strokeStyle = p.color;
-    ctx.lineWidth = 2 * px;
-    ctx.fill();
-    ctx.stroke();
-    if (p.recommended) {
-      ctx.beginPath();
-      ctx.arc(c.x, c.y, 11 * px, 0, 2 * Math.PI);
-      ctx.strokeStyle = '#1a7f37';
-      ctx.lineWidth = 2.5 * px;
-      ctx.stroke();
-    }
+    drawDot(ctx, c.x, c.y, p.front ? 6 : 4.5, p.front ? p.color : '#fff', p.color, p.recommended);
   });
   // Front labels, the recommended one first; a label that would overprint another is left out
   // (the table under the chart names every point).
@@ -91,14 +80,34 @@ function drawParetoOverlay(pareto, u) {
   ctx.restore();
 }
 
-function nearestParetoPoint(pareto, u) {
+/** A dot of `radius` CSS pixels; the recommended default ringed in green. */
+function drawDot(ctx, x, y, radius, fill, stroke, recommended) {
+  var px = uPlot.pxRatio;
+  ctx.beginPath();
+  ctx.arc(x, y, radius * px, 0, 2 * Math.PI);
+  ctx.fillStyle = fill;
+  ctx.strokeStyle = stroke;
+  ctx.lineWidth = 2 * px;
+  ctx.fill();
+  ctx.stroke();
+  if (recommended) {
+    ctx.beginPath();
+    ctx.arc(x, y, 11 * px, 0, 2 * Math.PI);
+    ctx.strokeStyle = '#1a7f37';
+    ctx.lineWidth = 2.5 * px;
+    ctx.stroke();
+  }
+}
+
+/** The point nearest the cursor, within 30 px; `xKey` names the point's x field (its y is `success`). */
+function nearestPoint(points, xKey, u) {
   var left = u.cursor.left;
   var top = u.cursor.top;
   if (left === undefined || left < 0) return null;
   var best = null;
   var bestDistance = Infinity;
-  pareto.points.forEach(function (p) {
-    var dx = u.valToPos(p.cost, 'x') - left;
+  points.forEach(function (p) {
+    var dx = u.valToPos(p[xKey], 'x') - left;
     var dy = u.valToPos(p.success, 'y') - top;
     var d = dx * dx + dy * dy;
     if (d < bestDistance) { bestDistance = d; best = p; }
@@ -117,7 +126,7 @@ function mountPareto(pareto) {
   var xs = front.map(function (p) { return p.cost; });
   var ys = front.map(function (p) { return p.success; });
   var show = function (u) {
-    var p = nearestParetoPoint(pareto, u);
+    var p = nearestPoint(pareto.points, 'cost', u);
     info.textContent = p
       ? p.label + ': ' + paretoCostText(pareto, p.cost) + ', success ' + percent(p.success) + (p.front ? ' (on the front)' : '') + (p.recommended ? ', recommended' : '')
       : 'Hover a point for its configuration.';
@@ -133,7 +142,7 @@ function mountPareto(pareto) {
     },
     axes: [
       { label: pareto.axis, font: AXIS_FONT, labelFont: AXIS_FONT, labelSize: 20, values: function (u, ticks, axis, space, incr) { return paretoTicks(pareto, ticks, incr); } },
-      { label: 'success', font: AXIS_FONT, labelFont: AXIS_FONT, size: 56, values: function (u, ticks, axis, space, incr) { return ticks.map(function (v) { return (v * 100).toFixed(tickDecimals(incr * 100)) + '%'; }); } },
+      SUCCESS_AXIS,
     ],
     series: [{}, { label: 'Pareto front', stroke: '#1a7f37', width: 1.5, dash: [6, 4], points: { show: false } }],
     hooks: {
