@@ -16,7 +16,7 @@ import { REREAD_PURPOSE, type ProbeRecord, type RunResult, type RunStatus } from
 import type { LastRequest, StrategyRun } from '../core/strategy.js';
 import { suspectTruncation } from '../llm/truncation.js';
 import { judgeProbe } from '../metrics/probe-verdict.js';
-import { sharedPrefixTokens } from '../metrics/prompt-cache.js';
+import { prefixTokens, sharedPrefixLength } from '../metrics/prompt-cache.js';
 import { presentInContext, referenceTargets } from '../metrics/reference-recall.js';
 import { prelude, turns, type Scenario } from '../scenarios/scenario.js';
 import { createAdmit } from './admit.js';
@@ -75,9 +75,13 @@ export async function replayScenario(options: ReplayOptions): Promise<RunResult>
   const reference = { present: 0, total: 0 };
   let prefixCachedTokens = 0;
   let previousContext: readonly Message[] | undefined; // the last agent request of this session
+  let previousLength = 0; // its length when sent (the history array grows in place since)
   let warnedNoUsage = false;
 
   let messages: readonly Message[] = first;
+  // The session's history when the runner made it: appended in place while the strategy sends it
+  // unchanged, copied once when the strategy returned another array (its edits), never per step.
+  let history: Message[] | undefined;
   let appendedFrom = 0;
   let last: LastRequest | undefined;
   let sessionSteps = 0;
@@ -155,8 +159,10 @@ export async function replayScenario(options: ReplayOptions): Promise<RunResult>
       if (probesAt.has(turnIndex)) await judgeProbes(context, turnIndex);
       countReferences(context, turnIndex);
     }
-    prefixCachedTokens += sharedPrefixTokens(previousContext, context, counter, localTokens);
-    previousContext = context;
+    // The same array again has only grown at its end: the previous request is its prefix.
+    const shared = previousContext === context ? previousLength : sharedPrefixLength(previousContext, context);
+    prefixCachedTokens += prefixTokens(shared, context, counter, localTokens);
+    [previousContext, previousLength] = [context, context.length];
     const request = { messages: context, purpose: 'agent', tools: scenario.tools, recorded: answer.assistant, window, maxOutputTokens: options.maxOutputTokens };
     const response = await backend.complete(request).catch((error: unknown) => {
       // Retries are the backend's job: what reaches here ends this run, not the matrix.
@@ -180,8 +186,10 @@ export async function replayScenario(options: ReplayOptions): Promise<RunResult>
       last = undefined;
       exact = false;
     } else {
-      messages = context.concat([answer.assistant, ...answer.after]); // a copy several times faster than a spread
       appendedFrom = context.length;
+      if (context !== history) history = context.slice();
+      history.push(answer.assistant, ...answer.after);
+      messages = history;
       if (recovery) exact = false;
     }
     log.step += 1;
