@@ -15,6 +15,7 @@ import { createOffloadStore } from '../core/offload-store.js';
 import { REREAD_PURPOSE, type ProbeRecord, type RunResult, type RunStatus } from '../core/run-records.js';
 import type { LastRequest, StrategyRun } from '../core/strategy.js';
 import { suspectTruncation } from '../llm/truncation.js';
+import { indexStore } from '../metrics/answer-index.js';
 import { judgeProbe } from '../metrics/probe-verdict.js';
 import { prefixTokens, sharedPrefixLength } from '../metrics/prompt-cache.js';
 import { presentInContext, referenceTargets } from '../metrics/reference-recall.js';
@@ -61,7 +62,7 @@ export async function replayScenario(options: ReplayOptions): Promise<RunResult>
     clock: options.hookClock,
     preempted: options.preempted,
   });
-  const files = createOffloadStore();
+  const files = indexStore(createOffloadStore(), scenario.probes.map((p) => p.answer));
   const log = new RunLog(window, counter);
   const admit = createAdmit(counter, log);
   const llm = guard.llm(auxiliaryLlm({ backend, counter, window, log, admit, tools: scenario.tools }));
@@ -101,7 +102,7 @@ export async function replayScenario(options: ReplayOptions): Promise<RunResult>
   /** Judges the probes due at `step` on the context sent there (and asks them, with askProbes). */
   const judgeProbes = async (context: readonly Message[], step: number): Promise<void> => {
     for (const probe of probesAt.get(step) ?? []) {
-      const verdict = judgeProbe(probe.answer, context, files, scenarioIds);
+      const verdict = judgeProbe(probe.answer, context, files.holding(probe.answer), scenarioIds);
       const asked = options.askProbes ? await askProbe(context, probe) : {};
       probes.push({ probeId: probe.id, step, answer: probe.answer, how: verdict.how, file: verdict.file, ...asked });
     }
