@@ -102,7 +102,9 @@ export async function replayScenario(options: ReplayOptions): Promise<RunResult>
   /** Judges the probes due at `step` on the context sent there (and asks them, with askProbes). */
   const judgeProbes = async (context: readonly Message[], step: number): Promise<void> => {
     for (const probe of probesAt.get(step) ?? []) {
-      const verdict = judgeProbe(probe.answer, context, files.holding(probe.answer), scenarioIds);
+      // The recorded history unchanged holds every answer (scenario.ts checkProbes refuses a probe
+      // whose answer is not in the history before its step): verbatim, no search.
+      const verdict = exact ? { how: 'verbatim' as const, file: undefined } : judgeProbe(probe.answer, context, files.holding(probe.answer), scenarioIds);
       const asked = options.askProbes ? await askProbe(context, probe) : {};
       probes.push({ probeId: probe.id, step, answer: probe.answer, how: verdict.how, file: verdict.file, ...asked });
     }
