@@ -5,6 +5,9 @@
  *   npx tsx scripts/bench-speed.ts               full run (about 2 minutes on 2 cores)
  *   npx tsx scripts/bench-speed.ts --quick       one repetition, sizes up to 1,000 steps (under 30 s)
  *   npx tsx scripts/bench-speed.ts --no-budget   every size and repetition, however long it takes
+ *   npx tsx scripts/bench-speed.ts --long        check 4 at 2,500 / 5,000 / 10,000 steps (issue 17's
+ *                                                range; about 2 more minutes: the sizes get their own
+ *                                                budget, 3 rounds)
  *
  * 1. tokenize-once: replaying the bundled matrix (every bundled scenario x raw,masking; and x all
  *    strategies) against tokenizing its unique content once (a fresh counter counting every message of
@@ -13,8 +16,9 @@
  *    no message cache) against the real raw replay of the same matrix. Target >= 20x.
  * 3. memory: peak live-heap growth over loading + replaying raw+masking against the unique content
  *    size (bytes as V8 stores the strings). Target <= 3x + MEMORY_CONSTANT_MB.
- * 4. linearity: seeded synthetic scenarios of 250..4000 steps, replayed with masking (the model's
- *    window) and raw (a window that never overflows). Target time(2n)/time(n) <= 2.2 for each doubling.
+ * 4. linearity: seeded synthetic scenarios of 250..4000 steps (2,500, 5,000 and 10,000 with --long),
+ *    replayed with masking and summarization (the model's window) and raw (a window that never
+ *    overflows). Target time(2n)/time(n) <= 2.2 for each doubling.
  * 6. worker threads (information): a matrix as `bench run` runs the mock (whole runs on worker threads,
  *    each with its own counter and mock) on 1 thread and on 2, one run each, start-up included: seeded
  *    generated scenarios x all strategies in a 32k window, big enough that each thread's fixed costs
@@ -78,6 +82,7 @@ import { resolveParams } from '../src/core/params.js';
 
 const QUICK = process.argv.includes('--quick');
 const NO_BUDGET = process.argv.includes('--no-budget');
+const LONG = process.argv.includes('--long');
 const CHILD_FLAG = 'CTXBENCH_BENCH_SPEED_CHILD';
 
 // Re-exec under --expose-gc (tsx's loader flags are in execArgv) unless gc is already exposed.
@@ -95,9 +100,11 @@ if (typeof globalThis.gc !== 'function' && process.env[CHILD_FLAG] !== '1') {
 const ENCODING: Encoding = DEFAULT_ENCODING; // as `bench run` counts by default
 const REPS = QUICK ? 1 : 3;
 /** Rounds of the linearity sizes, while the budget lasts: the small sizes are cheap, and noisy. */
-const LINEARITY_REPS = QUICK ? 1 : 5;
+const LINEARITY_REPS = QUICK ? 1 : LONG ? 3 : 5;
 /** Whole-run budget; the linearity sizes get what the fixed-cost checks leave of it. */
 const BUDGET_MS = NO_BUDGET ? Number.POSITIVE_INFINITY : QUICK ? 27_000 : 115_000;
+/** --long: what the linearity sizes get on top of BUDGET_MS (one round of the three sizes takes about 40 s). */
+const LONG_BUDGET_MS = 120_000;
 const TARGET_TOKENIZE_ONCE = 1.5;
 const TARGET_NAIVE = 20;
 /** --quick: the naive pass re-tokenizes every 3rd step's context (the middle one of each 3) and scales by 3. */
@@ -111,7 +118,10 @@ const TARGET_MEMORY_FACTOR = 3;
  */
 const MEMORY_CONSTANT_MB = 16;
 const TARGET_DOUBLING = 2.2;
-const SIZES = QUICK ? [250, 500, 1000] : [250, 500, 1000, 2000, 4000];
+const SIZES = LONG ? [2500, 5000, 10_000] : QUICK ? [250, 500, 1000] : [250, 500, 1000, 2000, 4000];
+/** Check 4's strategies, each with its window: the model's (gpt-4o, 128,000), or HUGE_WINDOW for raw. */
+const LINEARITY_KEYS = ['masking', 'summarization', 'raw'] as const;
+type LinearityKey = (typeof LINEARITY_KEYS)[number];
 /** The same knobs for every size (generator defaults otherwise); outputs a bit under the default keep the big sizes affordable. */
 const GEN_KNOBS: GenerateOptions = { seed: 1, outputTokens: 150, model: 'gpt-4o' };
 const HUGE_WINDOW = GENERATE_LIMITS.contextWindow.max; // raw never overflows
@@ -328,7 +338,7 @@ const osLoad = (): string => loadavg()[0]!.toFixed(1);
 const loadBefore = osLoad();
 const deadline = started + BUDGET_MS;
 await createTokenCounter(ENCODING); // the tokenizer module loads once per process: in no timing, before the memory baseline
-console.log(`bench-speed${QUICK ? ' --quick' : ''}: node ${process.version}, ${ENCODING}, fastest of ${REPS} after a warm-up, gc ${gc ? 'exposed' : 'NOT exposed (memory figures include garbage)'}`);
+console.log(`bench-speed${QUICK ? ' --quick' : ''}${LONG ? ' --long' : ''}: node ${process.version}, ${ENCODING}, fastest of ${REPS} after a warm-up, gc ${gc ? 'exposed' : 'NOT exposed (memory figures include garbage)'}`);
 const rawMasking = entriesFor(['raw', 'masking']);
 const rawOnly = entriesFor(['raw']);
 const maskingOnly = entriesFor(['masking']);
@@ -441,49 +451,52 @@ const liveRatio = liveCached / liveFirst;
 // further rounds re-measure those sizes while each fits. A doubling's ratio divides the sizes' fastest runs.
 const files = SIZES.map((n) => syntheticFile(n));
 const fresh = (i: number): LoadedScenario[] => [{ scenario: parseScenario(files[i]!, `<generated ${SIZES[i]} steps>`), format: 'ctxbench' }];
+const linearityEntries: Record<LinearityKey, MatrixEntry[]> = { masking: maskingOnly, summarization: entriesFor(['summarization']), raw: rawOnly };
+const linearityHooks = (key: LinearityKey): ReplayHooks => (key === 'raw' ? { windowOverride: HUGE_WINDOW } : {});
+const linearityDeadline = deadline + (LONG && !NO_BUDGET ? LONG_BUDGET_MS : 0);
 interface Point {
   readonly n: number;
-  readonly masking: number[];
-  readonly raw: number[];
-  sessions: number;
+  readonly times: Record<LinearityKey, number[]>;
+  /** Sessions of each strategy's run (restarts, continuations). */
+  readonly sessions: Record<LinearityKey, number>;
 }
 const points: Point[] = [];
 let skipped: { n: number; projected: number } | undefined;
-const lastRatio = (key: 'masking' | 'raw'): number => {
+const lastRatio = (key: LinearityKey): number => {
   const [a, b] = [points.at(-2), points.at(-1)];
-  return a && b ? b[key][0]! / a[key][0]! : 2;
+  return a && b ? b.times[key][0]! / a.times[key][0]! : 2;
 };
+const roundTime = (point: Point): number => LINEARITY_KEYS.reduce((sum, key) => sum + point.times[key][0]!, 0);
 const measureSize = async (i: number, point: Point): Promise<void> => {
-  point.masking.push(
-    await measure(
+  for (const key of LINEARITY_KEYS) {
+    const time = await measure(
       () => fresh(i),
       async (s) => {
-        point.sessions = (await replay(s, maskingOnly)).runs[0]!.summary.sessions;
+        point.sessions[key] = (await replay(s, linearityEntries[key], linearityHooks(key))).runs[0]!.summary.sessions;
       },
-    ),
-  );
-  point.raw.push(await measure(() => fresh(i), (s) => replay(s, rawOnly, { windowOverride: HUGE_WINDOW })));
+    );
+    point.times[key].push(time);
+  }
 };
 // Warm-up: one throwaway pass of each on the smallest size.
-await measure(() => fresh(0), (s) => replay(s, maskingOnly));
-await measure(() => fresh(0), (s) => replay(s, rawOnly, { windowOverride: HUGE_WINDOW }));
+for (const key of LINEARITY_KEYS) await measure(() => fresh(0), (s) => replay(s, linearityEntries[key], linearityHooks(key)));
 for (const [i, n] of SIZES.entries()) {
   const prev = points.at(-1);
-  const projected = prev ? prev.masking[0]! * Math.max(2, lastRatio('masking')) + prev.raw[0]! * Math.max(2, lastRatio('raw')) : 0;
-  if (i >= 2 && projected > deadline - performance.now()) {
+  const projected = prev ? LINEARITY_KEYS.reduce((sum, key) => sum + prev.times[key][0]! * Math.max(2, lastRatio(key)), 0) : 0;
+  if (i >= 2 && projected > linearityDeadline - performance.now()) {
     skipped = { n, projected };
     break;
   }
-  const point: Point = { n, masking: [], raw: [], sessions: 0 };
+  const point: Point = { n, times: { masking: [], summarization: [], raw: [] }, sessions: { masking: 0, summarization: 0, raw: 0 } };
   await measureSize(i, point);
   points.push(point);
-  progress(`linearity ${n} steps, round 1: masking ${fmtMs(point.masking[0]!)}, raw ${fmtMs(point.raw[0]!)}`);
+  progress(`linearity ${n} steps, round 1: ${LINEARITY_KEYS.map((key) => `${key} ${fmtMs(point.times[key][0]!)}`).join(', ')}`);
 }
 // Rounds 2..LINEARITY_REPS: each size again, smallest first, while its round-1 time fits what is left.
 for (let round = 2; round <= LINEARITY_REPS; round++) {
   let measured = 0;
   for (const [i, point] of points.entries()) {
-    if ((point.masking[0]! + point.raw[0]!) * 1.1 > deadline - performance.now()) break;
+    if (roundTime(point) * 1.1 > linearityDeadline - performance.now()) break;
     await measureSize(i, point);
     measured += 1;
   }
@@ -577,14 +590,14 @@ addRow(`2 naive recount / real raw replay${NAIVE_STRIDE > 1 ? ' (estimate)' : ''
 addRow('3 peak live heap growth vs content', mib(liveGrowth), `<= 3 x ${mib(content.bytes)} + ${MEMORY_CONSTANT_MB} MiB = ${mib(memoryLimit)}`, liveGrowth <= memoryLimit);
 addRow('  heap incl. garbage / rss growth', `${mib(peakHeap - base.heapUsed)} / ${mib(peakRss - base.rss)}`, 'none (information)', undefined);
 /** The fastest run of size b over the fastest of size a. */
-const doubling = (a: Point, b: Point, key: 'masking' | 'raw'): { ratio: number; runs: number } => ({
-  ratio: Math.min(...b[key]) / Math.min(...a[key]),
-  runs: Math.min(a[key].length, b[key].length),
+const doubling = (a: Point, b: Point, key: LinearityKey): { ratio: number; runs: number } => ({
+  ratio: Math.min(...b.times[key]) / Math.min(...a.times[key]),
+  runs: Math.min(a.times[key].length, b.times[key].length),
 });
 for (let i = 1; i < SIZES.length; i++) {
   const [a, b] = [points[i - 1], points[i]];
-  for (const key of ['masking', 'raw'] as const) {
-    const label = `4 ${key.padEnd(7)} time(${SIZES[i]})/time(${SIZES[i - 1]})`;
+  for (const key of LINEARITY_KEYS) {
+    const label = `4 ${key.padEnd(13)} time(${SIZES[i]})/time(${SIZES[i - 1]})`;
     if (a && b) {
       const { ratio, runs } = doubling(a, b, key);
       addRow(label, `${fmtX(ratio)}${runsNote(runs)}`, `<= ${TARGET_DOUBLING}`, ratio <= TARGET_DOUBLING);
@@ -623,13 +636,14 @@ if (!QUICK) {
   console.log(`all strategies, each one's replay / tokenize once (raw pays each scenario's tokenization): ${per.map(([n, x]) => `${n} ${x.toFixed(2)}`).join(', ')}`);
 }
 console.log(`memory: live heap +${mib(liveAfterLoad)} after loading, peak +${mib(liveGrowth)} over ${memRuns} runs (${(liveGrowth / content.bytes).toFixed(2)}x content)`);
-console.log(`linearity: synthetic, ${GEN_KNOBS.outputTokens}-token median outputs, seed ${GEN_KNOBS.seed}; masking in the gpt-4o window (128,000), raw in ${num(HUGE_WINDOW)}; fastest run per size`);
-console.log(`  ${'steps'.padStart(6)} ${'messages'.padStart(8)} ${'masking'.padStart(9)} ${'ms/step'.padStart(7)} ${'sessions'.padStart(8)} ${'raw'.padStart(9)} ${'ms/step'.padStart(7)}  runs`);
+console.log(`linearity: synthetic, ${GEN_KNOBS.outputTokens}-token median outputs, seed ${GEN_KNOBS.seed}; masking and summarization in the gpt-4o window (128,000), raw in ${num(HUGE_WINDOW)}; fastest run per size, ms/step and sessions after each time`);
+console.log(`  ${'steps'.padStart(6)} ${'messages'.padStart(8)} ${LINEARITY_KEYS.map((key) => key.padStart(13)).join(' ')}  runs`);
 for (const [i, p] of points.entries()) {
-  const [tm, tr] = [Math.min(...p.masking), Math.min(...p.raw)];
-  console.log(
-    `  ${String(p.n).padStart(6)} ${num(files[i]!.messages.length).padStart(8)} ${fmtMs(tm).padStart(9)} ${(tm / p.n).toFixed(2).padStart(7)} ${String(p.sessions).padStart(8)} ${fmtMs(tr).padStart(9)} ${(tr / p.n).toFixed(2).padStart(7)}  ${p.raw.length}`,
-  );
+  const cells = LINEARITY_KEYS.map((key) => {
+    const t = Math.min(...p.times[key]);
+    return `${fmtMs(t)} ${(t / p.n).toFixed(2)} ${p.sessions[key]}`.padStart(13);
+  });
+  console.log(`  ${String(p.n).padStart(6)} ${num(files[i]!.messages.length).padStart(8)} ${cells.join(' ')}  ${p.times.raw.length}`);
 }
 if (skipped) console.log(`  ${String(skipped.n).padStart(6)} not run: one pass of each projected at ~${fmtMs(skipped.projected)}, past the ${fmtMs(BUDGET_MS)} budget`);
 console.log(

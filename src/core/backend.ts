@@ -7,6 +7,7 @@ import type { Params } from './params.js';
 import type { ToolDefinition } from './tools.js';
 
 export interface ChatRequest {
+  /** As sent: a replay appends to its history array after the call, so keep a copy to hold it. */
   readonly messages: readonly Message[];
   /** "agent" for replayed turns; auxiliary calls (summaries, checkpoints) name their purpose. */
   readonly purpose: string;

@@ -31,7 +31,14 @@ export function sharedPrefixLength(previous: readonly Message[] | undefined, nex
  * length of the context. `nextTokens` is `counter.countContext(next)` when the caller has it already.
  */
 export function sharedPrefixTokens(previous: readonly Message[] | undefined, next: readonly Message[], counter: TokenCounter, nextTokens = counter.countContext(next)): number {
-  const shared = sharedPrefixLength(previous, next);
+  return prefixTokens(sharedPrefixLength(previous, next), next, counter, nextTokens);
+}
+
+/**
+ * Tokens of the first `shared` messages of `next` (0 when none: nothing cached), for a caller that
+ * knows the shared prefix's length without comparing (the replay's history, appended in place).
+ */
+export function prefixTokens(shared: number, next: readonly Message[], counter: TokenCounter, nextTokens = counter.countContext(next)): number {
   if (shared === 0) return 0;
   let tokens = nextTokens - PER_CONTEXT_TOKENS;
   for (let i = shared; i < next.length; i++) tokens -= counter.countMessage(next[i]!);

@@ -96,7 +96,7 @@ const clearAll = defineStrategy({
 function spy(): { backend: Backend; contexts: (readonly Message[])[] } {
   const contexts: (readonly Message[])[] = [];
   const mock = createMockBackend(counter);
-  return { contexts, backend: { name: 'mock', complete: (request) => (contexts.push(request.messages), mock.complete(request)) } };
+  return { contexts, backend: { name: 'mock', complete: (request) => (contexts.push([...request.messages]), mock.complete(request)) } };
 }
 
 const reactive = (scenario: Scenario, strategy: StrategyDefinition, { window = 100_000, caps = DEFAULT_REREAD_CAPS }: { window?: number; caps?: RereadCaps } = {}) => {

@@ -30,7 +30,7 @@ function spy(): { backend: Backend; contexts: (readonly Message[])[] } {
   const mock = createMockBackend(counter);
   return {
     contexts,
-    backend: { name: 'mock', complete: (request) => (contexts.push(request.messages), mock.complete(request)) },
+    backend: { name: 'mock', complete: (request) => (contexts.push([...request.messages]), mock.complete(request)) },
   };
 }
 
@@ -155,7 +155,7 @@ describe('tool definitions of a scenario that declares them (billed with every r
     const planned = planJobs([loaded], [entry], { encoding: 'o200k_base', calibration: calibration ? new Map([['gpt-4o|o200k_base', calibration]]) : undefined }).jobs[0]!;
     const requests: ChatRequest[] = [];
     const mock = createMockBackend(counter);
-    const backend: Backend = { name: 'mock', complete: (request) => (requests.push(request), mock.complete(request)) };
+    const backend: Backend = { name: 'mock', complete: (request) => (requests.push({ ...request, messages: [...request.messages] }), mock.complete(request)) };
     return { run: () => runJob(planned, loaded, entry, { backend, counterFor: countersFor(counter), batchId: 'b1' }), requests };
   };
 

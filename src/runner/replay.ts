@@ -15,8 +15,9 @@ import { createOffloadStore } from '../core/offload-store.js';
 import { REREAD_PURPOSE, type ProbeRecord, type RunResult, type RunStatus } from '../core/run-records.js';
 import type { LastRequest, StrategyRun } from '../core/strategy.js';
 import { suspectTruncation } from '../llm/truncation.js';
+import { indexStore } from '../metrics/answer-index.js';
 import { judgeProbe } from '../metrics/probe-verdict.js';
-import { sharedPrefixTokens } from '../metrics/prompt-cache.js';
+import { prefixTokens, sharedPrefixLength } from '../metrics/prompt-cache.js';
 import { presentInContext, referenceTargets } from '../metrics/reference-recall.js';
 import { prelude, turns, type Scenario } from '../scenarios/scenario.js';
 import { createAdmit } from './admit.js';
@@ -61,7 +62,7 @@ export async function replayScenario(options: ReplayOptions): Promise<RunResult>
     clock: options.hookClock,
     preempted: options.preempted,
   });
-  const files = createOffloadStore();
+  const files = indexStore(createOffloadStore(), scenario.probes.map((p) => p.answer));
   const log = new RunLog(window, counter);
   const admit = createAdmit(counter, log);
   const llm = guard.llm(auxiliaryLlm({ backend, counter, window, log, admit, tools: scenario.tools }));
@@ -75,9 +76,13 @@ export async function replayScenario(options: ReplayOptions): Promise<RunResult>
   const reference = { present: 0, total: 0 };
   let prefixCachedTokens = 0;
   let previousContext: readonly Message[] | undefined; // the last agent request of this session
+  let previousLength = 0; // its length when sent (the history array grows in place since)
   let warnedNoUsage = false;
 
   let messages: readonly Message[] = first;
+  // The session's history when the runner made it: appended in place while the strategy sends it
+  // unchanged, copied once when the strategy returned another array (its edits), never per step.
+  let history: Message[] | undefined;
   let appendedFrom = 0;
   let last: LastRequest | undefined;
   let sessionSteps = 0;
@@ -97,7 +102,9 @@ export async function replayScenario(options: ReplayOptions): Promise<RunResult>
   /** Judges the probes due at `step` on the context sent there (and asks them, with askProbes). */
   const judgeProbes = async (context: readonly Message[], step: number): Promise<void> => {
     for (const probe of probesAt.get(step) ?? []) {
-      const verdict = judgeProbe(probe.answer, context, files, scenarioIds);
+      // The recorded history unchanged holds every answer (scenario.ts checkProbes refuses a probe
+      // whose answer is not in the history before its step): verbatim, no search.
+      const verdict = exact ? { how: 'verbatim' as const, file: undefined } : judgeProbe(probe.answer, context, files.holding(probe.answer), scenarioIds);
       const asked = options.askProbes ? await askProbe(context, probe) : {};
       probes.push({ probeId: probe.id, step, answer: probe.answer, how: verdict.how, file: verdict.file, ...asked });
     }
@@ -155,8 +162,10 @@ export async function replayScenario(options: ReplayOptions): Promise<RunResult>
       if (probesAt.has(turnIndex)) await judgeProbes(context, turnIndex);
       countReferences(context, turnIndex);
     }
-    prefixCachedTokens += sharedPrefixTokens(previousContext, context, counter, localTokens);
-    previousContext = context;
+    // The same array again has only grown at its end: the previous request is its prefix.
+    const shared = previousContext === context ? previousLength : sharedPrefixLength(previousContext, context);
+    prefixCachedTokens += prefixTokens(shared, context, counter, localTokens);
+    [previousContext, previousLength] = [context, context.length];
     const request = { messages: context, purpose: 'agent', tools: scenario.tools, recorded: answer.assistant, window, maxOutputTokens: options.maxOutputTokens };
     const response = await backend.complete(request).catch((error: unknown) => {
       // Retries are the backend's job: what reaches here ends this run, not the matrix.
@@ -180,8 +189,10 @@ export async function replayScenario(options: ReplayOptions): Promise<RunResult>
       last = undefined;
       exact = false;
     } else {
-      messages = context.concat([answer.assistant, ...answer.after]); // a copy several times faster than a spread
       appendedFrom = context.length;
+      if (context !== history) history = context.slice();
+      history.push(answer.assistant, ...answer.after);
+      messages = history;
       if (recovery) exact = false;
     }
     log.step += 1;

@@ -64,6 +64,7 @@ export function createStrategyGuard({ strategy, timeoutMs, clock, preempted }: G
   let timer: ReturnType<typeof setTimeout> | undefined;
   let expire: (() => void) | undefined; // rejects the hook call in progress, when it is async
   let checked: readonly unknown[] = []; // the last message list validated: what it shares is not checked again
+  let checkedLength = 0; // its length then
 
   const publish = (value: number): void => {
     if (clock) clock[0] = value;
@@ -114,13 +115,14 @@ export function createStrategyGuard({ strategy, timeoutMs, clock, preempted }: G
     if (!Array.isArray(plan.messages)) return 'returned no message list (plan.messages)';
     if (plan.events !== undefined && !Array.isArray(plan.events)) return 'returned events that are not a list';
     const messages: readonly unknown[] = plan.messages;
-    let from = 0;
+    // The runner's history array grows in place: its first checkedLength messages were checked.
+    let from = messages === checked ? Math.min(checkedLength, messages.length) : 0;
     while (from < messages.length && messages[from] === checked[from]) from++;
     for (let i = from; i < messages.length; i++) {
       const bad = messageProblem(messages[i]);
       if (bad !== undefined) return `returned a malformed message: messages[${i}] ${bad}`;
     }
-    checked = messages;
+    [checked, checkedLength] = [messages, messages.length];
     return undefined;
   };
 

@@ -73,7 +73,7 @@ const at = (fraction: number, window = WINDOW): Usage => ({ promptTokens: Math.r
 function spy(options: MockOptions = {}): { backend: Backend; sent: { purpose: string; messages: readonly Message[] }[] } {
   const sent: { purpose: string; messages: readonly Message[] }[] = [];
   const mock = createMockBackend(counter, options);
-  return { sent, backend: { name: 'mock', complete: (request) => (sent.push({ purpose: request.purpose, messages: request.messages }), mock.complete(request)) } };
+  return { sent, backend: { name: 'mock', complete: (request) => (sent.push({ purpose: request.purpose, messages: [...request.messages] }), mock.complete(request)) } };
 }
 
 const replay = (scenario: Scenario, window: number, backend: Backend, p: Params = params()) =>

@@ -128,7 +128,7 @@ export async function observe(strategy: StrategyDefinition, c: VerifyCase, count
     return out;
   };
   const spy = (llm: AuxiliaryLlm, step: number): AuxiliaryLlm => (request) => {
-    asked.push({ purpose: request.purpose, step, messages: request.messages });
+    asked.push({ purpose: request.purpose, step, messages: [...request.messages] });
     watch.see(request.messages);
     return llm(request);
   };
@@ -140,7 +140,7 @@ export async function observe(strategy: StrategyDefinition, c: VerifyCase, count
       return {
         beforeRequest: (input) =>
           watched('beforeRequest', input.step, input.messages, () => run.beforeRequest({ ...input, llm: spy(input.llm, input.step) }), (plan) => {
-            if (plan.stop === undefined) asked.push({ purpose: 'agent', step: input.step, messages: plan.messages });
+            if (plan.stop === undefined) asked.push({ purpose: 'agent', step: input.step, messages: [...plan.messages] });
             return plan.messages;
           }),
         ...(run.afterResponse
@@ -154,7 +154,8 @@ export async function observe(strategy: StrategyDefinition, c: VerifyCase, count
   };
 
   const mock = createMockBackend(counter);
-  const backend = { name: 'mock', complete: (request: ChatRequest) => (received.push(request), mock.complete(request)) };
+  // The runner appends to its history array after a request: keep each list as it was when sent.
+  const backend = { name: 'mock', complete: (request: ChatRequest) => (received.push({ ...request, messages: [...request.messages] }), mock.complete(request)) };
   const replay = c.reactive ? { mode: 'reactive' as const, caps: DEFAULT_REREAD_CAPS } : undefined;
   try {
     const run = await replayScenario({ scenario: c.scenario, sourceFormat: 'ctxbench', strategy: spied, params: c.params, backend, counter, model: 'gpt-4o', window: c.window, batchId: 'verify', replay });

@@ -21,7 +21,8 @@ export async function recordedReplay(options: RecordedReplayOptions): Promise<{ 
   const run = await replayScenario({
     ...replay,
     sourceFormat: 'ctxbench',
-    backend: { name: 'mock', complete: (request) => (requests.push(request), mock.complete(request)) },
+    // The runner appends to its history array after a request: keep the messages as they were sent.
+    backend: { name: 'mock', complete: (request) => (requests.push({ ...request, messages: [...request.messages] }), mock.complete(request)) },
   });
   return { run, requests };
 }

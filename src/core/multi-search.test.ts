@@ -1,0 +1,22 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { multiSearch } from './multi-search.js';
+
+describe('multiSearch', () => {
+  it('finds overlapping strings, strings inside others and repeated ones, and no empty string', () => {
+    const search = multiSearch(['he', 'she', 'his', 'hers', '', 'she']);
+    expect([...search.find('ushers')].sort()).toEqual([0, 1, 3, 5]);
+    expect([...search.find('this')]).toEqual([2]);
+    expect(search.find('').size).toBe(0);
+  });
+
+  it('finds exactly the strings `includes` finds, over a small alphabet where they overlap', () => {
+    const text = fc.string({ unit: fc.constantFrom('a', 'b', 'c', '"', '\\', 'é'), maxLength: 60 });
+    fc.assert(
+      fc.property(fc.array(fc.string({ unit: fc.constantFrom('a', 'b', 'c', '"', '\\', 'é'), maxLength: 5 }), { maxLength: 12 }), text, (strings, t) => {
+        const expected = strings.flatMap((s, i) => (s !== '' && t.includes(s) ? [i] : []));
+        expect([...multiSearch(strings).find(t)].sort((a, b) => a - b)).toEqual(expected);
+      }),
+    );
+  });
+});
