@@ -3,7 +3,8 @@
  * is missed.
  *
  *   npx tsx scripts/bench-speed.ts               full run (about 2 minutes on 2 cores)
- *   npx tsx scripts/bench-speed.ts --quick       one repetition, sizes up to 1,000 steps (under 30 s)
+ *   npx tsx scripts/bench-speed.ts --quick       one repetition, sizes up to 1,000 steps (the budgeted
+ *                                                checks under 30 s; checks 6 to 9 after them)
  *   npx tsx scripts/bench-speed.ts --no-budget   every size and repetition, however long it takes
  *   npx tsx scripts/bench-speed.ts --long        check 4 at 2,500 / 5,000 / 10,000 steps (issue 17's
  *                                                range; about 2 more minutes: the sizes get their own
@@ -36,6 +37,10 @@
  *    small matrix run live through the real Ollama client as `bench run -m ollama:chat:...` does, twice
  *    with one record/replay cache in a temp dir. Target: the re-run sends no request; the time ratio of
  *    the re-run to the first run is information.
+ * 9. a sweep: `bench sweep -s masking --window 32k` over the bundled suite with a 50-setting grid
+ *    (softThreshold 0.40 to 0.89) against the same command with 1 setting, each the built CLI in a
+ *    child process (start-up, DuckDB and the report included, as a user waits for it), into a temp
+ *    dir. Target <= 10x. Fastest of 2 rounds (1 with --quick); skipped when there is no build.
  *
  * Timings: performance.now(), one throwaway warm-up pass, then 3 rounds (5 for the linearity sizes, as
  * the budget allows). A round times every task once, back to back. Each figure is the FASTEST of its
@@ -47,7 +52,8 @@
  * under `node --expose-gc` when `gc` is not exposed.
  *
  * Time budget: the linearity sizes get what the bundled checks leave of ~2 minutes (27 s with --quick);
- * check 6 runs after them, outside the budget (about 15 s).
+ * checks 6 to 9 run after them, outside the budget (check 6 about 15 s; check 9 two commands a round,
+ * 36 s at load average 11).
  * Round 1 runs the sizes in order while the next one's projected time fits; later rounds re-run the
  * sizes that still fit, smallest first. A doubling that was not run counts as missed; the table says
  * how many runs each size had when it is fewer than the rounds.
@@ -580,6 +586,39 @@ if (chromiumPath) {
 }
 progress(`report: ${reportRuns.length} runs, ${(reportBytes / 1e6).toFixed(2)} MB, ${reportLoadMs === undefined ? 'no Chromium' : `ready in ${fmtMs(reportLoadMs)}`}`);
 
+// --- 9. A sweep of 50 settings against 1: `bench sweep` as a user runs it (the build) -------------
+// The whole command in a child process, start-up, DuckDB and the report included: what a setting
+// costs on top of the fixed part. Fewer rounds than the in-process checks: a round is two commands.
+const TARGET_SWEEP = 10;
+const SWEEP_ROUNDS = QUICK ? 1 : 2;
+const SWEEP_GRIDS = { one: 'softThreshold=0.7', fifty: 'softThreshold=0.40:0.89:0.01' } as const;
+const builtCli = path.join(PACKAGE_ROOT, 'dist/cli/bin.js');
+let sweepTimes: { one: number; fifty: number; ratio: number } | undefined;
+if (existsSync(builtCli)) {
+  const dir = await mkdtemp(path.join(tmpdir(), 'ctxbench-bench-sweep-'));
+  const sweep = (grid: keyof typeof SWEEP_GRIDS, round: number): number => {
+    const out = path.join(dir, `${grid}-${round}`);
+    const args = [builtCli, 'sweep', '-s', 'masking', '--grid', SWEEP_GRIDS[grid], '--window', '32k', '--db', `${out}.duckdb`, '--report', `${out}.html`];
+    const start = performance.now();
+    const child = spawnSync(process.execPath, args, { cwd: dir, encoding: 'utf8', maxBuffer: 64 * 2 ** 20 });
+    const time = performance.now() - start;
+    if (child.status !== 0) throw new Error(`bench sweep --grid ${SWEEP_GRIDS[grid]} failed (exit ${child.status}): ${child.stderr.trim().split('\n').at(-1)}`);
+    return time;
+  };
+  try {
+    const times = { one: [] as number[], fifty: [] as number[] };
+    for (let r = 0; r < SWEEP_ROUNDS; r++) {
+      times.one.push(sweep('one', r));
+      times.fifty.push(sweep('fifty', r));
+    }
+    const [one, fifty] = [Math.min(...times.one), Math.min(...times.fifty)];
+    sweepTimes = { one, fifty, ratio: fifty / one };
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+  progress(`sweep: 1 setting ${fmtMs(sweepTimes.one)}, 50 settings ${fmtMs(sweepTimes.fifty)}`);
+}
+
 // ---------------------------------------------------------------------------------------------
 // Report
 
@@ -624,6 +663,12 @@ addRow(
   reportLoadMs === undefined ? undefined : reportLoadMs <= TARGET_REPORT_LOAD_MS,
 );
 
+addRow(
+  '9 bench sweep -s masking at 32k, 50 settings / 1',
+  sweepTimes === undefined ? 'skipped (npm run build first)' : `${fmtX(sweepTimes.ratio)} (${fmtMs(sweepTimes.fifty)} / ${fmtMs(sweepTimes.one)})`,
+  `<= ${TARGET_SWEEP}x`,
+  sweepTimes === undefined ? undefined : sweepTimes.ratio <= TARGET_SWEEP,
+);
 console.log('');
 console.log(`bundled: ${memScenarios.length} scenarios, ${num(content.messages)} messages, ${num(content.chars)} chars (${mib(content.bytes)}), ${num(rawSteps)} steps per strategy`);
 console.log(

@@ -134,9 +134,11 @@ async function killAfter(pattern: RegExp, args: readonly string[], meanwhile?: (
 
 describe('bench run --resume', () => {
   it('after kill -9, runs only what is missing: every run once, with the results of an uninterrupted run', async () => {
-    expect(await killAfter(/\[3\/12\]/, [...MATRIX, '--db', 'killed.duckdb'])).toBe('SIGKILL');
+    // At the first run saved: the runs that finish while a save is under way are saved (and printed)
+    // together, so a later line can come with the rest of the matrix already saved.
+    expect(await killAfter(/\[1\/12\]/, [...MATRIX, '--db', 'killed.duckdb'])).toBe('SIGKILL');
     const survived = await runsIn(path.join(cwd, 'killed.duckdb'));
-    expect(survived.length).toBeGreaterThanOrEqual(3);
+    expect(survived.length).toBeGreaterThanOrEqual(1);
     expect(survived.length).toBeLessThan(RUNS);
 
     const resumed = bench(['run', ...MATRIX, '--db', 'killed.duckdb', '--resume'], cwd);

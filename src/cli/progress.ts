@@ -29,9 +29,12 @@ export function describeOutcome(run: RunResult): string {
 /** The run's strategy with its sweep setting when it has one (`masking[softThreshold=0.6]`, as its run id), and its scenario. */
 const label = ({ config }: RunResult): string => `${config.strategy}${config.variant ? `[${config.variant}]` : ''} x ${config.scenarioId}`;
 
+/** Whether progress shows steps (the bar on a TTY); else it is one line per run and steps need not be reported. */
+export const showsSteps = (stream: NodeJS.WriteStream = process.stderr): boolean => stream.isTTY === true;
+
 export function createProgress(runs: number, steps: number, stream: NodeJS.WriteStream = process.stderr): Progress {
   let finished = 0;
-  if (!stream.isTTY) {
+  if (!showsSteps(stream)) {
     return {
       step: () => {},
       runFinished: (run) => stream.write(`[${++finished}/${runs}] ${label(run)}: ${describeOutcome(run)}\n`),

@@ -53,44 +53,55 @@ export interface Columns {
   readonly columnOf: (run: RunResult) => Column;
 }
 
+/** `items` grouped by `key`, groups in order of first appearance and items in their order. */
+function groupBy<T, K>(items: readonly T[], key: (item: T) => K): Map<K, T[]> {
+  const groups = new Map<K, T[]>();
+  for (const item of items) {
+    const group = groups.get(key(item));
+    if (group === undefined) groups.set(key(item), [item]);
+    else group.push(item);
+  }
+  return groups;
+}
+
+const PART_NAMES = ['params', 'backend', 'model', 'window', 'encoding'] as const;
+type Parts = Readonly<Record<(typeof PART_NAMES)[number], string>>;
+
 /**
  * Columns are strategies; when runs of one strategy on one scenario differ in params, backend, model,
  * window or encoding, the differing parts join the label so two configurations never share a cell.
+ * Linear in the runs: a sweep of hundreds of settings calls this for every table it prints.
  */
 export function columnsOf(runs: readonly RunResult[]): Columns {
-  // A sweep's columns are told apart by the parameters it swept, not by all of them.
-  const sweptKeys = new Map<string, string[]>();
-  for (const strategy of distinct(runs.map((r) => r.config.strategy))) {
-    const own = runs.filter((r) => r.config.strategy === strategy);
+  const byStrategy = groupBy(runs, (r) => r.config.strategy);
+  const partsOf = new Map<RunResult, Parts>();
+  /** Per strategy, the parts that set its runs apart. */
+  const varying = new Map<string, ReadonlySet<string>>();
+  for (const [strategy, own] of byStrategy) {
+    // A sweep's columns are told apart by the parameters it swept, not by all of them.
     const keys = distinct(own.flatMap((r) => Object.keys(r.config.params)));
-    sweptKeys.set(strategy, keys.filter((k) => distinct(own.map((r) => String(r.config.params[k]))).length > 1));
+    const swept = keys.filter((k) => distinct(own.map((r) => String(r.config.params[k]))).length > 1);
+    for (const r of own) {
+      partsOf.set(r, {
+        params: formatParams(Object.fromEntries(swept.map((k) => [k, r.config.params[k]!]))),
+        backend: r.config.backend,
+        model: r.config.model,
+        window: `${fmtInt(r.config.window)} window`,
+        encoding: r.config.encoding,
+      });
+    }
+    // Only what differs within one scenario and strategy: strategies differ in params by nature, and
+    // scenarios recorded with different models differ in model and window, neither a reason to split.
+    const byScenario = [...groupBy(own, (r) => r.config.scenarioId).values()];
+    varying.set(strategy, new Set(PART_NAMES.filter((name) => byScenario.some((group) => distinct(group.map((r) => partsOf.get(r)![name])).length > 1))));
   }
-  const parts = (r: RunResult) => ({
-    params: formatParams(Object.fromEntries(sweptKeys.get(r.config.strategy)!.map((k) => [k, r.config.params[k]!]))),
-    backend: r.config.backend,
-    model: r.config.model,
-    window: `${fmtInt(r.config.window)} window`,
-    encoding: r.config.encoding,
-  });
-  // Only what differs within one scenario and strategy: strategies differ in params by nature, and
-  // scenarios recorded with different models differ in model and window, neither a reason to split.
-  const varying = (strategy: string, name: keyof ReturnType<typeof parts>): boolean =>
-    distinct(runs.map((r) => r.config.scenarioId)).some(
-      (scenarioId) =>
-        distinct(
-          runs
-            .filter((r) => r.config.strategy === strategy && r.config.scenarioId === scenarioId)
-            .map((r) => parts(r)[name]),
-        ).length > 1,
-    );
   // The baseline goes first so every other column reads as a comparison against it.
   const ordered = [...runs].sort((a, b) => Number(b.config.strategy === 'raw') - Number(a.config.strategy === 'raw'));
   const columns = new Map<string, Column>();
   const byRun = new Map<RunResult, Column>();
   for (const run of ordered) {
-    const extra = Object.entries(parts(run))
-      .filter(([name, value]) => varying(run.config.strategy, name as keyof ReturnType<typeof parts>) && value !== '')
-      .map(([, value]) => value);
+    const parts = partsOf.get(run)!;
+    const extra = PART_NAMES.filter((name) => varying.get(run.config.strategy)!.has(name) && parts[name] !== '').map((name) => parts[name]);
     const name = run.config.strategy;
     const sub = [baseOf(run), sourceOf(run), ...extra].filter((part) => part !== '').join(' · ');
     const label = sub ? `${name} (${sub})` : name;
@@ -102,7 +113,8 @@ export function columnsOf(runs: readonly RunResult[]): Columns {
 
 /** The runs of each column, in column order. */
 export function runsByColumn({ columns, columnOf }: Columns, runs: readonly RunResult[]): { col: Column; runs: RunResult[] }[] {
-  return columns.map((col) => ({ col, runs: runs.filter((r) => columnOf(r) === col) }));
+  const byColumn = groupBy(runs, columnOf);
+  return columns.map((col) => ({ col, runs: byColumn.get(col) ?? [] }));
 }
 
 /** A scenario's group is the folder it was loaded from (the bundled suite: one per agent, and synthetic). */

@@ -182,6 +182,19 @@ describe('runBatch', () => {
     });
   });
 
+  describe('a failed save', () => {
+    it('stops the matrix and fails the batch with the store\'s error once every save has settled', async () => {
+      const db = fakeStore();
+      const refused = new CtxbenchError('STORE_ERROR', 'fake.duckdb: cannot save run x (disk full)');
+      let calls = 0;
+      const store: BatchStore = { ...db.store, saveRun: async (run) => (++calls === 2 ? Promise.reject(refused) : db.store.saveRun(run)) };
+      const announced: string[] = [];
+      await expect(runBatch(batchOptions(store, { onRun: (run) => void announced.push(run.runId) }).options)).rejects.toBe(refused);
+      expect(calls).toBeLessThan(RUNS.length);
+      expect(announced).toEqual([...db.runs.keys()]);
+    });
+  });
+
   describe('aborted', () => {
     it('keeps every finished run, starts no more, says it was interrupted; resume runs the rest', async () => {
       const db = fakeStore();

@@ -34,7 +34,10 @@ export interface BatchStore {
   /** Deletes runs with everything recorded of them, all or none. */
   deleteRuns(runIds: readonly string[]): Promise<void>;
   saveCalibration(records: readonly CalibrationRecord[]): Promise<void>;
-  /** Saves a finished run with everything recorded of it, all or none. */
+  /**
+   * Saves a finished run with everything recorded of it, all or none. Called again before the last
+   * save resolved, as runs finish: a store may write the runs waiting together.
+   */
   saveRun(run: RunResult): Promise<void>;
 }
 
@@ -158,27 +161,45 @@ export async function runBatch(options: BatchOptions): Promise<BatchResult> {
     batch = (await store.loadBatches([batchId]))[0];
   }
   plan.warnings.forEach((message) => options.onWarning?.(message));
-  await runMatrix({
-    scenarios,
-    entries,
-    jobs: work.toRun,
-    execution: options.execution,
-    backendOptions: options.backendOptions,
-    maxOutputTokens: options.maxOutputTokens,
-    askProbes: options.askProbes,
-    replay: options.replay,
-    strategyTimeout: options.strategyTimeout,
-    counter,
-    batchId,
-    priceModel: options.priceModel,
-    signal: options.signal,
-    onStep: options.onStep,
-    onRun: async (run) => {
-      await store.saveRun(run);
-      saved.push(run);
-      options.onRun?.(run);
-    },
-  });
+  // A run's save is not waited for before the next finishes: the store writes the runs that finish
+  // meanwhile together (ResultStore.saveRun). The first failed save fails the next run handed in,
+  // which stops the matrix; every save has settled when runBatch returns or throws.
+  const saves: Promise<void>[] = [];
+  let saveFailure: unknown;
+  const save = (run: RunResult): void => {
+    if (saveFailure !== undefined) throw saveFailure;
+    saves.push(
+      store
+        .saveRun(run)
+        .then(() => {
+          saved.push(run);
+          options.onRun?.(run);
+        })
+        .catch((error: unknown) => void (saveFailure ??= error)),
+    );
+  };
+  try {
+    await runMatrix({
+      scenarios,
+      entries,
+      jobs: work.toRun,
+      execution: options.execution,
+      backendOptions: options.backendOptions,
+      maxOutputTokens: options.maxOutputTokens,
+      askProbes: options.askProbes,
+      replay: options.replay,
+      strategyTimeout: options.strategyTimeout,
+      counter,
+      batchId,
+      priceModel: options.priceModel,
+      signal: options.signal,
+      onStep: options.onStep,
+      onRun: async (run) => save(run),
+    });
+  } finally {
+    await Promise.all(saves);
+  }
+  if (saveFailure !== undefined) throw saveFailure;
 
   // Kept runs first, then new ones as they finished: listed in matrix order, whatever -j and however
   // often the batch was resumed.

@@ -341,6 +341,18 @@ describe('ResultStore atomic saves', () => {
     expect(await rawSql(file, `SELECT count(*) FROM events WHERE run_id = 'bad'`)).toEqual([[0n]]);
   });
 
+  it('saves the good runs of a group written together and fails only the bad one', async () => {
+    const file = dbFile();
+    const store = await openStore(file);
+    const base = makeRun('bad', 'b1');
+    const bad = makeRun('bad', 'b1', { steps: [base.steps[0]!, { ...base.steps[1]!, promptTokens: Number.NaN }] });
+    // Handed in together, before the first is written: one transaction, which the bad run fails.
+    const saves = await Promise.allSettled([store.saveRun(makeRun('a', 'b1')), store.saveRun(bad), store.saveRun(makeRun('c', 'b1'))]);
+    expect(saves.map((s) => s.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
+    expect(((saves[1] as PromiseRejectedResult).reason as Error).message).toBe(`${file}: cannot save run bad (column prompt_tokens: invalid INTEGER value NaN)`);
+    expect((await store.loadRuns()).map((r) => [r.runId, r.steps.length])).toEqual([['a', 2], ['c', 2]]);
+  });
+
   it('rejects a duplicate run id without touching the stored one', async () => {
     const file = dbFile();
     const store = await openStore(file);

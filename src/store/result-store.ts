@@ -21,10 +21,18 @@ export interface RunFilter {
   readonly runIds?: readonly string[];
 }
 
+interface WaitingRun {
+  readonly run: RunResult;
+  readonly saved: () => void;
+  readonly failed: (error: CtxbenchError) => void;
+}
+
 export class ResultStore {
   /** Operations share one connection, which holds one transaction at a time: they run one by one. */
   private queue: Promise<unknown> = Promise.resolve();
   private closed = false;
+  /** Runs handed to saveRun that the next write takes, all of them in one transaction. */
+  private waiting: WaitingRun[] | undefined;
 
   private constructor(
     readonly file: string,
@@ -94,16 +102,42 @@ export class ResultStore {
     );
   }
 
-  /** Writes the run row, its steps and its events in one transaction: all of them or none. */
-  async saveRun(run: RunResult): Promise<void> {
-    await this.serially(`cannot save run ${run.runId}`, () =>
-      this.transaction(async () => {
-        await appendRows(this.connection, RUNS, [runRow(run)]);
-        await appendRows(this.connection, STEPS, stepRows(run));
-        await appendRows(this.connection, EVENTS, eventRows(run));
-        await appendRows(this.connection, PROBES, probeRows(run));
-      }),
-    );
+  /**
+   * Writes the run row, its steps and its events in one transaction: all of them or none; resolves
+   * once they are in the file. Runs handed in while an earlier operation is under way (a matrix's
+   * runs finishing on worker threads) are written together, in one transaction: a transaction and
+   * its appenders cost tens of milliseconds whatever their rows, more than a sweep's run takes to
+   * replay. When that shared transaction fails, its runs are written one by one, so only the run at
+   * fault fails.
+   */
+  saveRun(run: RunResult): Promise<void> {
+    if (this.closed) return Promise.reject(this.closedError(`cannot save run ${run.runId}`));
+    if (this.waiting === undefined) {
+      const waiting: WaitingRun[] = [];
+      this.waiting = waiting;
+      void this.serially('cannot save runs', () => {
+        this.waiting = undefined;
+        return this.writeRuns(waiting);
+      });
+    }
+    const waiting = this.waiting;
+    return new Promise((saved, failed) => waiting.push({ run, saved, failed }));
+  }
+
+  private async writeRuns(waiting: readonly WaitingRun[]): Promise<void> {
+    try {
+      await this.transaction(async () => {
+        const runs = waiting.map((w) => w.run);
+        await appendRows(this.connection, RUNS, runs.map(runRow));
+        await appendRows(this.connection, STEPS, runs.flatMap(stepRows));
+        await appendRows(this.connection, EVENTS, runs.flatMap(eventRows));
+        await appendRows(this.connection, PROBES, runs.flatMap(probeRows));
+      });
+      waiting.forEach((w) => w.saved());
+    } catch (error) {
+      if (waiting.length === 1) return waiting[0]!.failed(this.failure(`cannot save run ${waiting[0]!.run.runId}`, error));
+      for (const w of waiting) await this.writeRuns([w]);
+    }
   }
 
   /** Stores the token calibration factors a batch used. */
@@ -240,15 +274,21 @@ export class ResultStore {
     await releaseInstance(this.path);
   }
 
+  private closedError(what: string): CtxbenchError {
+    return new CtxbenchError('STORE_ERROR', `${this.file}: ${what} (the store is closed)`);
+  }
+
+  private failure(what: string, error: unknown): CtxbenchError {
+    return error instanceof CtxbenchError ? error : new CtxbenchError('STORE_ERROR', `${this.file}: ${what} (${shortReason(error)})`);
+  }
+
   private serially<T>(what: string, operation: () => Promise<T>): Promise<T> {
-    if (this.closed) return Promise.reject(new CtxbenchError('STORE_ERROR', `${this.file}: ${what} (the store is closed)`));
+    if (this.closed) return Promise.reject(this.closedError(what));
     const result = this.queue.then(async () => {
       try {
         return await operation();
       } catch (error) {
-        throw error instanceof CtxbenchError
-          ? error
-          : new CtxbenchError('STORE_ERROR', `${this.file}: ${what} (${shortReason(error)})`);
+        throw this.failure(what, error);
       }
     });
     this.queue = result.catch(() => undefined);

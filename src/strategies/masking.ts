@@ -13,7 +13,7 @@
  * and the results of the latest assistant turn are never masked, since the model has not seen them.
  */
 import { cycles, rounds, unseenFrom, type Span } from '../core/cut-points.js';
-import { strategyOrigin, systemMessage, withContent, type Message } from '../core/messages.js';
+import { strategyOrigin, systemMessage, withContent, type Message, type ToolCall, type ToolMessage } from '../core/messages.js';
 import { checkBelow } from '../core/params.js';
 import { defineStrategy, type RequestPlan, type StrategyEvent, type StrategyInput } from '../core/strategy.js';
 import { answeredCall, placeholder } from './parts/placeholders.js';
@@ -39,6 +39,21 @@ export function restartMarker(session: number, previousTurns: number): string {
 }
 
 const isMasked = (m: Message): boolean => m.origin.source === 'strategy' && m.origin.action === 'masked';
+
+/**
+ * Each output's masked form, by the output and the call it answers (all its placeholder depends on),
+ * shared by the runs of this thread: one object for all of them lets the token counter's per-message
+ * cache count it once, where a sweep would count it again at every setting.
+ */
+const maskedForms = new WeakMap<ToolMessage, Map<ToolCall | undefined, ToolMessage>>();
+
+function maskedForm(output: ToolMessage, call: ToolCall | undefined): ToolMessage {
+  let forms = maskedForms.get(output);
+  if (forms === undefined) maskedForms.set(output, (forms = new Map()));
+  let masked = forms.get(call);
+  if (masked === undefined) forms.set(call, (masked = withContent(output, placeholder(output, call), strategyOrigin(NAME, 'masked'))));
+  return masked;
+}
 
 interface MaskOutcome {
   readonly messages: readonly Message[];
@@ -66,7 +81,7 @@ export function maskOldest(
     const m = messages[i]!;
     if (m.role !== 'tool' || isMasked(m)) continue;
     if (memo.get(m.id) === null) continue; // a placeholder longer than the output saves nothing
-    const masked = memo.get(m.id) ?? withContent(m, placeholder(m, answeredCall(messages, i)), strategyOrigin(NAME, 'masked'));
+    const masked = memo.get(m.id) ?? maskedForm(m, answeredCall(messages, i));
     const before = counter.countMessage(m);
     const after = counter.countMessage(masked);
     memo.set(m.id, after >= before ? null : masked);

@@ -30,7 +30,7 @@ import { ResultStore } from '../../store/result-store.js';
 import { parseChoice, parseEncoding, parseFraction, parseTokenCount, parseWhole } from '../options.js';
 import { gitRevision } from '../git-revision.js';
 import { BUNDLED_SCENARIOS, PACKAGE_ROOT, VERSION } from '../paths.js';
-import { createProgress, type Progress } from '../progress.js';
+import { createProgress, showsSteps, type Progress } from '../progress.js';
 import { loadScenariosAt } from '../scenario-paths.js';
 import { openBackend, type OpenedBackend } from '../backend.js';
 import { calibrationLine } from '../calibration-line.js';
@@ -228,7 +228,8 @@ export async function runEntries(options: RunOptions, entries: readonly MatrixEn
           progress = createProgress(started.toRun, started.toRunSteps);
         },
         onWarning: (message) => process.stderr.write(`bench: warning: ${message}\n`),
-        onStep: (_done, _total, promptTokens) => progress?.step(promptTokens),
+        // Without the bar, no step reports: a message from a worker thread per step, for nothing.
+        onStep: showsSteps() ? (_done, _total, promptTokens) => progress?.step(promptTokens) : undefined,
         onRun: (run) => progress?.runFinished(run),
       });
     });
