@@ -41,6 +41,12 @@
  *    (softThreshold 0.40 to 0.89) against the same command with 1 setting, each the built CLI in a
  *    child process (start-up, DuckDB and the report included, as a user waits for it), into a temp
  *    dir. Target <= 10x. Fastest of 2 rounds (1 with --quick); skipped when there is no build.
+ * 10. a matrix at scale as a user runs it (the build; skipped without one): `bench scenarios gen` of 20
+ *    scenarios x 400 steps (4 with --quick), then `bench run -s raw` and `bench run -s all` on them as
+ *    child processes (mock, worker threads, DuckDB and the report included), fastest of 2 (1 with
+ *    --quick). Targets: time(all) / time(raw) <= 3; the peak RSS of -s all (the whole process, worker
+ *    threads included, as the child reports it on exit) <= 3 x the scenario files' size + 250 MiB, and
+ *    within 1.1x of -s raw's (flat in the number of strategies). Outside the budget (about 1.5 minutes).
  *
  * Timings: performance.now(), one throwaway warm-up pass, then 3 rounds (5 for the linearity sizes, as
  * the budget allows). A round times every task once, back to back. Each figure is the FASTEST of its
@@ -59,8 +65,8 @@
  * how many runs each size had when it is fewer than the rounds.
  */
 import { spawnSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { existsSync, statSync } from 'node:fs';
+import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -619,6 +625,57 @@ if (existsSync(builtCli)) {
   progress(`sweep: 1 setting ${fmtMs(sweepTimes.one)}, 50 settings ${fmtMs(sweepTimes.fifty)}`);
 }
 
+// --- 10. A matrix at scale as a user runs it: `bench run -s raw` and `-s all`, the build -----------
+const TARGET_MARGINAL = 3;
+const TARGET_RSS_FACTOR = 3;
+const TARGET_RSS_CONSTANT_MB = 250;
+/** "Flat in the number of strategies": peak RSS of -s all over that of -s raw. */
+const TARGET_RSS_FLAT = 1.1;
+const SCALE_SCENARIOS = QUICK ? 4 : 20;
+const SCALE_STEPS = 400;
+interface ScaleRun {
+  readonly ms: number;
+  /** Peak resident set of the whole process (its worker threads included), bytes. */
+  readonly rss: number;
+}
+let scale: { readonly raw: ScaleRun; readonly all: ScaleRun; readonly contentBytes: number } | undefined;
+if (existsSync(builtCli)) {
+  const dir = await mkdtemp(path.join(tmpdir(), 'ctxbench-bench-scale-'));
+  try {
+    const cli = (args: readonly string[], env: NodeJS.ProcessEnv = process.env): void => {
+      const child = spawnSync(process.execPath, [builtCli, ...args], { cwd: dir, env, encoding: 'utf8' });
+      if (child.status !== 0) throw new Error(`bench-speed: bench ${args.join(' ')} exited ${child.status}: ${child.stderr.trim().split('\n').pop()}`);
+    };
+    cli(['scenarios', 'gen', '--count', String(SCALE_SCENARIOS), '--steps', String(SCALE_STEPS), '-o', 'matrix/']);
+    const contentBytes = (await readdir(path.join(dir, 'matrix'))).reduce((sum, f) => sum + statSync(path.join(dir, 'matrix', f)).size, 0);
+    // The child writes its own peak RSS as it exits: the whole process's, worker threads included.
+    const hook = path.join(dir, 'peak-rss.mjs');
+    await writeFile(hook, "import { writeFileSync } from 'node:fs';\nprocess.on('exit', () => writeFileSync(process.env.PEAK_RSS_FILE, String(process.resourceUsage().maxRSS * 1024)));\n");
+    const runOnce = async (strategies: string, k: number): Promise<ScaleRun> => {
+      const rssFile = path.join(dir, `rss-${strategies}-${k}`);
+      const t0 = performance.now();
+      cli(['run', '-s', strategies, '--scenario', 'matrix', '--db', `${strategies}-${k}.duckdb`, '--report', `${strategies}-${k}.html`], {
+        ...process.env,
+        NODE_OPTIONS: `${process.env['NODE_OPTIONS'] ?? ''} --import ${pathToFileURL(hook).href}`.trim(),
+        PEAK_RSS_FILE: rssFile,
+      });
+      const ms = performance.now() - t0;
+      return { ms, rss: Number(await readFile(rssFile, 'utf8')) };
+    };
+    const fastest = (runs: readonly ScaleRun[]): ScaleRun => ({ ms: Math.min(...runs.map((r) => r.ms)), rss: Math.min(...runs.map((r) => r.rss)) });
+    const raw: ScaleRun[] = [];
+    const all: ScaleRun[] = [];
+    for (let r = 0; r < (QUICK ? 1 : 2); r++) {
+      raw.push(await runOnce('raw', r));
+      all.push(await runOnce('all', r));
+    }
+    scale = { raw: fastest(raw), all: fastest(all), contentBytes };
+    progress(`matrix at scale: raw ${fmtMs(scale.raw.ms)} ${mib(scale.raw.rss)}, all ${fmtMs(scale.all.ms)} ${mib(scale.all.rss)}`);
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
 // ---------------------------------------------------------------------------------------------
 // Report
 
@@ -669,6 +726,18 @@ addRow(
   `<= ${TARGET_SWEEP}x`,
   sweepTimes === undefined ? undefined : sweepTimes.ratio <= TARGET_SWEEP,
 );
+const scaleRows = `${SCALE_SCENARIOS} x ${SCALE_STEPS} steps`;
+if (scale === undefined) {
+  addRow(`10 ${scaleRows}: bench run -s all / -s raw`, 'skipped (no build: npm run build)', `<= ${TARGET_MARGINAL}x`, undefined);
+} else {
+  const rssLimit = TARGET_RSS_FACTOR * scale.contentBytes + TARGET_RSS_CONSTANT_MB * 1024 * 1024;
+  const marginal = scale.all.ms / scale.raw.ms;
+  const flat = scale.all.rss / scale.raw.rss;
+  addRow(`10 ${scaleRows}: bench run -s all / -s raw`, `${fmtX(marginal)} (${fmtMs(scale.all.ms)} / ${fmtMs(scale.raw.ms)})`, `<= ${TARGET_MARGINAL}x`, marginal <= TARGET_MARGINAL);
+  addRow(`10 ${scaleRows}: peak RSS of -s all`, mib(scale.all.rss), `<= ${TARGET_RSS_FACTOR} x ${mib(scale.contentBytes)} + ${TARGET_RSS_CONSTANT_MB} MiB = ${mib(rssLimit)}`, scale.all.rss <= rssLimit);
+  addRow(`10 ${scaleRows}: peak RSS -s all / -s raw`, `${fmtX(flat)} (raw ${mib(scale.raw.rss)})`, `<= ${TARGET_RSS_FLAT}x (flat)`, flat <= TARGET_RSS_FLAT);
+}
+
 console.log('');
 console.log(`bundled: ${memScenarios.length} scenarios, ${num(content.messages)} messages, ${num(content.chars)} chars (${mib(content.bytes)}), ${num(rawSteps)} steps per strategy`);
 console.log(

@@ -113,14 +113,17 @@ function boundedRuns(count: CountFn): CountFn {
 /** The documented fallback when no tokenizer fits: one token per four characters, rounded up. */
 export const charsPerFour: CountFn = (text) => Math.ceil(text.length / 4);
 
-/** A counter for `encoding` (default DEFAULT_ENCODING), with its per-message cache. */
-export async function createTokenCounter(encoding: Encoding = DEFAULT_ENCODING): Promise<TokenCounter> {
+/**
+ * A counter for `encoding` (default DEFAULT_ENCODING), with its per-message cache: `known`, when given,
+ * which the caller may fill with counts made elsewhere (a worker thread gets the main thread's counts of
+ * the scenario it is sent, instead of tokenizing it again).
+ */
+export async function createTokenCounter(encoding: Encoding = DEFAULT_ENCODING, known?: WeakMap<Message, number>): Promise<TokenCounter> {
   const count = encoding === 'chars4' ? charsPerFour : await loaders[encoding]();
-  return counterFrom(encoding, count);
+  return counterFrom(encoding, count, known);
 }
 
-export function counterFrom(encoding: Encoding, count: CountFn): TokenCounter {
-  const cache = new WeakMap<Message, number>();
+export function counterFrom(encoding: Encoding, count: CountFn, cache = new WeakMap<Message, number>()): TokenCounter {
   const stats = { texts: 0, chars: 0 };
   const countText = (text: string): number => {
     if (text.length === 0) return 0;

@@ -4,19 +4,36 @@
  * RunResult back. It never writes the database.
  */
 import { parentPort, workerData } from 'node:worker_threads';
+import type { Message } from '../core/messages.js';
 import { createTokenCounter } from '../core/tokens.js';
 import { createMockBackend } from '../llm/mock.js';
 import type { LoadedScenario } from '../scenarios/load.js';
 import { getStrategy } from '../strategies/index.js';
 import { reloadStrategyFile } from './strategy-file.js';
-import { countersFor, runJob, tokenizeAhead, type JobEnv } from './run-job.js';
+import { countersFor, runJob, type JobEnv } from './run-job.js';
 import type { JobMessage, WorkerMessage, WorkerSetup } from './worker-protocol.js';
 
 const setup = workerData as WorkerSetup;
 const port = parentPort!;
 const post = (message: WorkerMessage): void => port.postMessage(message);
 
-const counter = await createTokenCounter(setup.encoding);
+/** The counter's per-message cache, filled with the main thread's counts of each scenario it sends. */
+const known = new WeakMap<Message, number>();
+/** Step events go out in batches at most this often: a message per replayed step cost more than most strategies' own work. */
+const STEP_BATCH_MS = 100;
+let steps: number[] = [];
+let flushed = performance.now();
+function flushSteps(): void {
+  if (steps.length > 0) post({ kind: 'steps', steps });
+  steps = [];
+  flushed = performance.now();
+}
+function queueStep(step: number, total: number, promptTokens: number): void {
+  steps.push(step, total, promptTokens);
+  if (performance.now() - flushed >= STEP_BATCH_MS) flushSteps();
+}
+
+const counter = await createTokenCounter(setup.encoding, known);
 const entries = await Promise.all(
   setup.entries.map(async (e) => ({ strategy: e.file ? await reloadStrategyFile(e.file) : getStrategy(e.strategy), preset: e.preset, params: e.params, variant: e.variant, file: e.file })),
 );
@@ -30,7 +47,7 @@ const env: JobEnv = {
   priceModel: setup.priceModel,
   strategyTimeout: setup.strategyTimeout,
   hookClock: setup.hookClock,
-  onStep: setup.reportSteps ? (step, total, promptTokens) => post({ kind: 'step', step, total, promptTokens }) : undefined,
+  onStep: setup.reportSteps ? queueStep : undefined,
 };
 
 /** Structured clone does not keep frozenness: freeze the copy again, so a strategy that edits a message in place fails here as it would in the main thread. */
@@ -42,15 +59,18 @@ function deepFreeze(value: unknown): void {
 
 // One scenario held at a time: the main thread sends the next one when the worker moves on to it.
 let held: LoadedScenario | undefined;
-port.on('message', async ({ job, scenario, preempted }: JobMessage) => {
+port.on('message', async ({ job, scenario, counts, preempted }: JobMessage) => {
   if (scenario) {
     deepFreeze(scenario.scenario.messages);
-    tokenizeAhead([scenario], counter);
+    scenario.scenario.messages.forEach((message, i) => known.set(message, counts![i]!));
     held = scenario;
   }
   try {
-    post({ kind: 'run', index: job.index, run: await runJob(job, held!, entries[job.entry]!, env, preempted) });
+    const run = await runJob(job, held!, entries[job.entry]!, env, preempted);
+    flushSteps();
+    post({ kind: 'run', index: job.index, run });
   } catch (error) {
+    flushSteps();
     post({ kind: 'failed', index: job.index, message: error instanceof Error ? error.message : String(error) });
   }
 });

@@ -71,6 +71,7 @@ export async function runMatrix(options: MatrixOptions): Promise<RunResult[]> {
       threads: options.execution.threads,
       jobs,
       scenarios: options.scenarios,
+      counter: options.counter,
       setup: {
         encoding: options.counter.encoding,
         mock: options.execution.mock,

@@ -1,7 +1,8 @@
 /**
  * Runs planned jobs on worker threads (the mock backend is CPU-bound: one thread per core). Each worker
  * builds its own counter and mock (matrix-worker.ts); the main thread hands out jobs one at a time
- * (schedule.ts), sends each scenario to a worker once, and alone saves results and drives the progress
+ * (schedule.ts), sends each scenario to a worker once with its token counts (tokenized once, in the
+ * main thread, which counted them for the calibration already), and alone saves results and drives the progress
  * bar. A worker that crashes, or a replay that throws, ends the matrix with a one-line error after the
  * results already received are saved, never with a hang. A worker stuck in a strategy's hook past
  * --strategy-timeout (a synchronous loop its own timers cannot interrupt) is terminated by a watchdog
@@ -9,6 +10,7 @@
  */
 import { Worker } from 'node:worker_threads';
 import { CtxbenchError } from '../core/errors.js';
+import type { TokenCounter } from '../core/tokens.js';
 import type { LoadedScenario } from '../scenarios/load.js';
 import type { Job } from './job-plan.js';
 import { createScheduler } from './schedule.js';
@@ -24,6 +26,8 @@ export interface WorkerPoolOptions {
   readonly jobs: readonly Job[];
   readonly scenarios: readonly LoadedScenario[];
   readonly setup: WorkerSetup;
+  /** The matrix's counter: each scenario is sent with its counts of the messages (JobMessage.counts). */
+  readonly counter: TokenCounter;
   /** Checked before each job is handed out: once aborted, the jobs in flight finish and no more start. */
   readonly signal?: AbortSignal | undefined;
   readonly onStep?: ((step: number, total: number, promptTokens: number) => void) | undefined;
@@ -63,6 +67,11 @@ interface Slot {
 export function runOnWorkers(options: WorkerPoolOptions): Promise<void> {
   const { jobs, scenarios, signal } = options;
   const scheduler = createScheduler(jobs);
+  /** Only what a replay reads crosses the thread boundary (an imported file also carries its source data), and the counts. */
+  const sendable = ({ scenario, format }: LoadedScenario): Pick<JobMessage, 'scenario' | 'counts'> => ({
+    scenario: { scenario, format },
+    counts: Uint32Array.from(scenario.messages, options.counter.countMessage),
+  });
   return new Promise<void>((resolve, reject) => {
     const slots: Slot[] = [];
     let saving = Promise.resolve(); // onRun calls, chained so they never overlap
@@ -88,8 +97,13 @@ export function runOnWorkers(options: WorkerPoolOptions): Promise<void> {
     const dispatch = (slot: Slot): void => {
       const job = failure || signal?.aborted ? undefined : scheduler.next(slot.id);
       if (!job) return retire(slot);
-      const message: JobMessage = { job, scenario: slot.holds === job.scenario ? undefined : copyable(scenarios[job.scenario]!) };
       slot.job = job;
+      let message: JobMessage;
+      try {
+        message = slot.holds === job.scenario ? { job } : { job, ...sendable(scenarios[job.scenario]!) };
+      } catch (error) {
+        return crashed(slot, firstLine(error instanceof Error ? error.message : String(error))); // a message the counter cannot read
+      }
       slot.holds = job.scenario;
       slot.worker.postMessage(message);
     };
@@ -99,7 +113,10 @@ export function runOnWorkers(options: WorkerPoolOptions): Promise<void> {
       fail(new CtxbenchError('WORKER_FAILED', `worker thread ${slot.id + 1} failed${during}: ${why}`));
     };
     const received = (slot: Slot, message: WorkerMessage): void => {
-      if (message.kind === 'step') return options.onStep?.(message.step, message.total, message.promptTokens);
+      if (message.kind === 'steps') {
+        for (let i = 0; i < message.steps.length; i += 3) options.onStep?.(message.steps[i]!, message.steps[i + 1]!, message.steps[i + 2]!);
+        return;
+      }
       if (slot.retired) return; // a late message from a worker already stopped after a failure
       if (message.kind === 'failed') return crashed(slot, firstLine(message.message));
       const job = slot.job!;
@@ -124,7 +141,7 @@ export function runOnWorkers(options: WorkerPoolOptions): Promise<void> {
       start(slot);
       void stuck.terminate();
       slot.holds = job.scenario;
-      slot.worker.postMessage({ job, scenario: copyable(scenarios[job.scenario]!), preempted: failed } satisfies JobMessage);
+      slot.worker.postMessage({ job, ...sendable(scenarios[job.scenario]!), preempted: failed } satisfies JobMessage);
     };
     const watchdog = setInterval(() => {
       for (const slot of slots) {
@@ -146,8 +163,5 @@ export function runOnWorkers(options: WorkerPoolOptions): Promise<void> {
     slots.forEach(dispatch);
   });
 }
-
-/** Only what a replay reads crosses the thread boundary (an imported file also carries its source data). */
-const copyable = ({ scenario, format }: LoadedScenario): LoadedScenario => ({ scenario, format });
 
 const firstLine = (text: string): string => text.split('\n')[0]!;

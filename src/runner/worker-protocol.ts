@@ -41,16 +41,22 @@ export interface WorkerSetup {
   readonly reportSteps: boolean;
 }
 
-/** A job to run; `scenario` comes along when the worker does not hold the job's scenario yet. */
+/**
+ * A job to run; `scenario` comes along when the worker does not hold the job's scenario yet, with
+ * `counts`: the main thread's token count of each of its messages, in order (countMessage of the
+ * matrix's counter), so no worker tokenizes a scenario again.
+ */
 export interface JobMessage {
   readonly job: Job;
   readonly scenario?: LoadedScenario | undefined;
+  readonly counts?: Uint32Array | undefined;
   /** The job failed on a worker the watchdog stopped: record its run as ended with this failure. */
   readonly preempted?: string | undefined;
 }
 
 export type WorkerMessage =
-  | { readonly kind: 'step'; readonly step: number; readonly total: number; readonly promptTokens: number }
+  /** Steps replayed since the last such message: (step, total, promptTokens) triples, flat. */
+  | { readonly kind: 'steps'; readonly steps: readonly number[] }
   | { readonly kind: 'run'; readonly index: number; readonly run: RunResult }
   /** The replay threw (a bug): the message of what it threw. */
   | { readonly kind: 'failed'; readonly index: number; readonly message: string };
