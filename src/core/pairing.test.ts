@@ -10,6 +10,7 @@ import {
   withContent,
   type Message,
 } from './messages.js';
+import { appendOnlyCopy } from './append-only.js';
 import { checkOrder, checkPairing, createPairingGuard, describeViolations, VIOLATION_KINDS, type ViolationKind } from './pairing.js';
 
 // ---------------------------------------------------------------------------------------------------
@@ -404,6 +405,7 @@ describe('pairing', () => {
       fc.record({ op: fc.constant('drop' as const), at: fc.nat() }),
       fc.record({ op: fc.constant('swap' as const), at: fc.nat() }),
       fc.record({ op: fc.constant('other' as const), context: anyContextArb }),
+      fc.record({ op: fc.constant('history' as const), by: fc.integer({ min: 0, max: 4 }) }),
     );
 
     it("answers exactly checkPairing's verdict on every context of a sequence, valid or not", () => {
@@ -411,6 +413,7 @@ describe('pairing', () => {
         fc.property(fc.oneof(wellFormedMessagesArb, anyContextArb), fc.array(fc.tuple(stepArb, fc.boolean()), { maxLength: 25 }), (recorded, steps) => {
           const guard = createPairingGuard();
           let context: readonly Message[] = [];
+          const shared = appendOnlyCopy([]); // the replay's history: only ever appended to
           for (const [step, request] of steps) {
             if (step.op === 'grow') context = [...context, ...recorded.slice(context.length, context.length + step.by)];
             else if (step.op === 'mask' && context.length > 0) {
@@ -422,6 +425,10 @@ describe('pairing', () => {
               const at = step.at % (context.length - 1);
               context = [...context.slice(0, at), context[at + 1]!, context[at]!, ...context.slice(at + 2)];
             } else if (step.op === 'other') context = step.context;
+            else if (step.op === 'history') {
+              shared.push(...recorded.slice(shared.length, shared.length + step.by));
+              context = shared;
+            }
             expect(guard(context, { request })).toEqual(checkPairing(context, { request }));
           }
         }),

@@ -5,6 +5,7 @@
  * eight malformed shapes a strategy produced. Providers reject all of them (OpenAI and Anthropic with a
  * 400), which is why the runner treats a context with any violation as a failed request.
  */
+import { unchangedPrefix } from './append-only.js';
 import type { AssistantMessage, Message } from './messages.js';
 
 export const VIOLATION_KINDS = [
@@ -127,11 +128,13 @@ export function checkPairing(context: readonly Message[], options: PairingOption
  * contexts mostly extend the last one, or repeat it with a message's content replaced (a masked
  * output keeps its id); pairing depends only on roles and ids, so the guard keeps the left-to-right
  * state of the last context it scanned and goes on from there when the new context matches it so far,
- * else scans from the start. A context found invalid gets checkPairing's full answer, so the result is
- * always exactly checkPairing's.
+ * else scans from the start; the same append-only array again (append-only.ts) is not compared, only
+ * its appended messages scanned. A context found invalid gets checkPairing's full answer, so the
+ * result is always exactly checkPairing's.
  */
 export function createPairingGuard(): (context: readonly Message[], options?: PairingOptions) => Violation[] {
   let scanned: Message[] = []; // the messages scanned so far, as they were
+  let last: readonly Message[] | undefined; // the context checked last
   let ids = new Set<string>(); // every call id in them
   let pending = new Set<string>(); // calls of the last assistant turn still waiting for their result
   let batchAt = -1; // index of that assistant turn
@@ -154,8 +157,10 @@ export function createPairingGuard(): (context: readonly Message[], options?: Pa
   };
 
   return (context, options = {}) => {
+    const lastChecked = last;
+    last = context;
     let same = context.length >= scanned.length;
-    for (let i = 0; same && i < scanned.length; i++) {
+    for (let i = unchangedPrefix(context, lastChecked, scanned.length); same && i < scanned.length; i++) {
       const [now, then] = [context[i]!, scanned[i]!];
       if (now === then) continue;
       same = samePairing(now, then);

@@ -26,7 +26,8 @@ export interface StrategyInput {
    * The session's messages: the last context sent plus everything appended since. When that context
    * was this same array, the runner appended to it in place (a shared append-only history, not a copy
    * per step): its first messages never change, but a strategy that keeps it across steps and needs
-   * its length then must keep that length (or a slice).
+   * its length then must keep that length (or a slice). Never change it in place (return a new array
+   * with the edits): counts and checks take what they saw of it as unchanged (append-only.ts).
    */
   readonly messages: readonly Message[];
   /** 0-based index of the agent request about to be sent. */

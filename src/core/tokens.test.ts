@@ -2,6 +2,7 @@ import fc from 'fast-check';
 import { countTokens as cl100kCount } from 'gpt-tokenizer/encoding/cl100k_base';
 import { countTokens as o200kCount } from 'gpt-tokenizer/encoding/o200k_base';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { appendOnlyCopy } from './append-only.js';
 import { assistantMessage, strategyOrigin, systemMessage, toolMessage, userMessage, withContent } from './messages.js';
 import {
   charsPerFour,
@@ -311,6 +312,7 @@ describe('tokens', () => {
         fc.record({ op: fc.constant('set' as const), at: fc.nat(20), to: fc.nat(POOL.length - 1) }),
         fc.record({ op: fc.constant('cut' as const), at: fc.nat(20) }),
         fc.record({ op: fc.constant('copy' as const) }),
+        fc.record({ op: fc.constant('history' as const), at: fc.nat(POOL.length - 1) }),
       );
 
       it('counts every context as the plain sum, whatever was counted before and changed since', async () => {
@@ -318,7 +320,13 @@ describe('tokens', () => {
         fc.assert(
           fc.property(fc.array(operation, { maxLength: 60 }), (ops) => {
             let messages: (typeof POOL)[number][] = [];
+            const shared = appendOnlyCopy([]); // the replay's history: only ever appended to
             for (const o of ops) {
+              if (o.op === 'history') {
+                shared.push(POOL[o.at]!);
+                expect(counter.countContext(shared)).toBe(PER_CONTEXT_TOKENS + naive(counter, shared));
+                continue;
+              }
               if (o.op === 'push') messages.push(POOL[o.at]!);
               else if (o.op === 'set' && o.at < messages.length) messages[o.at] = POOL[o.to]!;
               else if (o.op === 'cut') messages.length = Math.min(messages.length, o.at);
@@ -339,6 +347,24 @@ describe('tokens', () => {
         lookups = 0;
         countContext([...history, EMPTY_USER]);
         expect(lookups).toBe(1);
+      });
+
+      it('takes the counted part of the same append-only array as unchanged: nothing of it is compared again', () => {
+        let lookups = 0;
+        const counter = counterFrom('chars4', charsPerFour);
+        const countMessage = counter.countMessage;
+        const { countContext } = contextCounting((m) => (lookups++, countMessage(m)));
+        const history = appendOnlyCopy([SYSTEM, TASK]);
+        const before = countContext(history);
+        history.push(CALLS, RESULT);
+        lookups = 0;
+        const after = countContext(history);
+        expect(lookups).toBe(2);
+        expect(after).toBe(before + countMessage(CALLS) + countMessage(RESULT));
+        // What it trusts: an edit in place, which the array's owner promised never to make, goes unseen.
+        history[0] = EMPTY_USER;
+        expect(countContext(history)).toBe(after);
+        expect(countContext([...history])).toBe(after - countMessage(SYSTEM) + countMessage(EMPTY_USER));
       });
     });
   });

@@ -5,6 +5,7 @@
  * tokenized once per counter (the cache is keyed by the frozen message object, which strategies share
  * instead of copying), so a replay costs one tokenization of its unique content, not one per step.
  */
+import { unchangedPrefix } from './append-only.js';
 import type { Message } from './messages.js';
 import { sendsTools, toolsText, type ToolDefinition } from './tools.js';
 
@@ -173,8 +174,10 @@ export function countRequest(counter: TokenCounter, messages: readonly Message[]
  * messages in place (the same objects: the history plus appended turns, or the same with a few
  * edits); the next count then costs a pointer comparison per shared message and a lookup per new
  * one, not a lookup per message. The messages are remembered as they were (not the array, which a
- * caller may change in place), so the totals are always the plain sums. `fixedTokens` is what every
- * request costs besides its messages (default PER_CONTEXT_TOKENS, the reply priming).
+ * caller may change in place), so the totals are always the plain sums; the same append-only array
+ * again (append-only.ts: the replay's history) is not compared, only its appended messages counted.
+ * `fixedTokens` is what every request costs besides its messages (default PER_CONTEXT_TOKENS, the
+ * reply priming).
  */
 export function contextCounting(countMessage: (message: Message) => number, fixedTokens = PER_CONTEXT_TOKENS): Pick<TokenCounter, 'countContext'> {
   // Only ever grown, never cut: the first `size` entries are the last context's. (Cutting an array's
@@ -182,16 +185,17 @@ export function contextCounting(countMessage: (message: Message) => number, fixe
   const seen: Message[] = [];
   const totals = [0]; // totals[i] = tokens of seen[0..i)
   let size = 0;
+  let last: readonly Message[] | undefined; // the array counted last
   return {
     countContext: (messages) => {
       const limit = Math.min(size, messages.length);
-      let shared = 0;
+      let shared = unchangedPrefix(messages, last, size);
       while (shared < limit && messages[shared] === seen[shared]) shared++;
       for (let i = shared; i < messages.length; i++) {
         seen[i] = messages[i]!;
         totals[i + 1] = totals[i]! + countMessage(messages[i]!);
       }
-      size = messages.length;
+      [size, last] = [messages.length, messages];
       return fixedTokens + totals[size]!;
     },
   };

@@ -9,6 +9,7 @@
  * Auxiliary calls (summaries, checkpoints) go through the same backend and the same checks; their
  * tokens are billed and counted as overhead (aux-llm.ts).
  */
+import { appendOnlyCopy } from '../core/append-only.js';
 import type { ChatResponse, Usage } from '../core/backend.js';
 import type { Message } from '../core/messages.js';
 import { createOffloadStore } from '../core/offload-store.js';
@@ -190,7 +191,7 @@ export async function replayScenario(options: ReplayOptions): Promise<RunResult>
       exact = false;
     } else {
       appendedFrom = context.length;
-      if (context !== history) history = context.slice();
+      if (context !== history) history = appendOnlyCopy(context);
       history.push(answer.assistant, ...answer.after);
       messages = history;
       if (recovery) exact = false;

@@ -3,8 +3,23 @@
  * is told apart from a moved file.
  */
 import { createHash } from 'node:crypto';
-import { stableJson } from '../core/stable-json.js';
+import { writeStableJson } from '../core/stable-json.js';
 import type { Scenario } from './scenario.js';
 
-/** The sha256 (hex) of the scenario's stable JSON without `file`: the same wherever the file lives. */
-export const scenarioDigest = ({ file: _where, ...content }: Scenario): string => createHash('sha256').update(stableJson(content), 'utf8').digest('hex');
+/** Scenarios are frozen (parseScenario): a digest holds for the object's life, and the fingerprint and the job plan share it. */
+const digests = new WeakMap<Scenario, string>();
+
+/**
+ * The sha256 (hex) of the scenario's stable JSON without `file`: the same wherever the file lives.
+ * Hashed as it is written: a 10,000-step scenario's text (tens of MB) is never one string.
+ */
+export function scenarioDigest(scenario: Scenario): string {
+  let digest = digests.get(scenario);
+  if (digest === undefined) {
+    const { file: _where, ...content } = scenario;
+    const hash = createHash('sha256');
+    writeStableJson(content, (piece) => hash.update(piece, 'utf8'));
+    digests.set(scenario, (digest = hash.digest('hex')));
+  }
+  return digest;
+}
