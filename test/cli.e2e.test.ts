@@ -2,7 +2,7 @@
  * End to end: the built `bench` binary spawned as a user runs it, on the bundled real trajectories.
  */
 import { spawnSync } from 'node:child_process';
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -10,8 +10,20 @@ import { ResultStore } from '../src/store/result-store.js';
 import { EXIT_CODE_MEANINGS, EXIT_CODES } from '../src/cli/exit-codes.js';
 import { BIN, bench, expectOneLineError, ROOT, signalWhen, storedRuns, type CliResult } from './helpers/cli.js';
 import { PRESET_NAMES, STRATEGY_NAMES } from '../src/strategies/index.js';
+import { markdownExamples, missingOutput, printedText, type Example } from './helpers/examples.js';
 
 const MINI_SWE_FIXTURES = path.join(ROOT, 'fixtures/trajectories/mini-swe-agent-gemini3pro');
+const README_EXAMPLES = markdownExamples(readFileSync(path.join(ROOT, 'README.md'), 'utf8'), 'README.md');
+
+/**
+ * What `r` printed shows the README's block of output of `command`: the two matrices below are the
+ * README's, and test/examples.e2e.test.ts leaves their blocks to this file rather than replay them twice.
+ */
+function expectReadmeOutput(command: string, r: CliResult): void {
+  const block = README_EXAMPLES.find((e) => e.kind === 'output' && e.commands.length === 1 && e.commands[0]!.text === command);
+  expect(block, `README.md: no <!-- output of: ${command} --> block`).toBeDefined();
+  expect(missingOutput((block as Extract<Example, { kind: 'output' }>).text, printedText([r.stdout, r.stderr])), `a line README.md shows that ${command} does not print`).toBeUndefined();
+}
 
 describe('bench run (the README main job)', () => {
   let main: CliResult;
@@ -29,6 +41,10 @@ describe('bench run (the README main job)', () => {
     expect(db).toBe(path.join(main.cwd, 'reports/ctxbench.duckdb'));
     expect(existsSync(db) && existsSync(html)).toBe(true);
     expect(readFileSync(html, 'utf8')).toContain('<html');
+  });
+
+  it('prints what the README shows for it', () => {
+    expectReadmeOutput('npx bench run --window 32k', main);
   });
 
   it('reports the token-count error against the recorded provider usage', () => {
@@ -61,13 +77,21 @@ describe('bench run (the README main job)', () => {
   });
 });
 
+// One run of the whole matrix (the longest the suite makes, the README's), read by every test below.
 describe('bench run --strategy all', () => {
+  let all: CliResult;
+  beforeAll(() => {
+    all = bench(['run', '--strategy', 'all', '--window', '32k']);
+  }, 180_000);
+
+  it('prints what the README shows for it', () => {
+    expect(all.code, all.stderr).toBe(0);
+    expectReadmeOutput('npx bench run --strategy all --window 32k', all);
+  });
+
   it('runs every strategy and preset over the bundled scenarios with zero pairing violations', async () => {
-    const r = bench(['run', '--strategy', 'all', '--window', '32k', '--no-report']);
-    expect(r.code).toBe(0);
-    const store = await ResultStore.openExisting(path.join(r.cwd, 'reports/ctxbench.duckdb'));
-    const runs = await store.loadRuns();
-    await store.close();
+    expect(all.code, all.stderr).toBe(0);
+    const runs = await storedRuns(all.cwd, 'reports/ctxbench.duckdb');
     const names = new Set(runs.map((run) => run.config.strategy));
     const scenarios = new Set(runs.map((run) => run.config.scenarioId)).size;
     expect(scenarios).toBeGreaterThanOrEqual(12); // 7 recorded + 5 synthetic
@@ -82,7 +106,16 @@ describe('bench run --strategy all', () => {
     for (const name of ['masking', 'summarization', 'progressive-removal', 'window', 'hybrid', 'deepagents', 'codex', 'goose', 'jetbrains-masking']) {
       expect(runs.filter((run) => run.config.strategy === name).map((run) => run.summary.status)).toEqual(Array(scenarios).fill('completed'));
     }
-  }, 120_000);
+  });
+
+  // How fast it renders is scripts/bench-speed.ts's to measure; a test asserts what the file holds.
+  it('bench report renders every run of it (100+), into a folder it creates, in a file small enough to attach to a CI job', () => {
+    const r = bench(['report', '--db', 'reports/ctxbench.duckdb', '-o', 'out/all.html'], all.cwd);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toMatch(/Report: .*out\/all\.html \(\d{3,} runs\)/);
+    // 1.3 MB for the 180 runs of the bundled suite.
+    expect(statSync(path.join(all.cwd, 'out/all.html')).size).toBeLessThan(2.5 * 1024 * 1024);
+  });
 });
 
 describe('bench run with a config file', () => {
@@ -161,14 +194,6 @@ describe('bench subcommands', () => {
     expect(check.stdout).toMatch(/^ok\s+imported\.yaml \(ctxbench, \d+ steps\)/);
   });
 
-  it('report renders a results database', () => {
-    const run = bench(['run', '--scenario', path.join(ROOT, 'scenarios/openhands-codeact-sonnet35'), '--no-report', '--db', 'r.duckdb']);
-    expect(run.code).toBe(0);
-    expect(run.stdout).not.toContain('Report:');
-    const r = bench(['report', '--db', 'r.duckdb', '-o', 'out/r.html'], run.cwd);
-    expect(r.code).toBe(0);
-    expect(r.stdout).toMatch(/Report: .*out\/r\.html \(\d+ runs\)/);
-  });
 });
 
 describe('scenario folders walked like dataset roots: junk skipped, links followed, globs with brace sets', () => {
@@ -191,6 +216,7 @@ describe('scenario folders walked like dataset roots: junk skipped, links follow
   it('regression: bench run --scenario <folder> runs every scenario in it and its linked folders, and sums up the skipped files in one line (a results_summary.json failed the run)', async () => {
     const r = bench(['run', '--scenario', 'data/', '-s', 'raw', '--window', '32k', '--no-report', '--db', 'r.duckdb'], dataset());
     expect(r.code).toBe(0);
+    expect(r.stdout).not.toContain('Report:'); // --no-report
     // One line before the progress lines (one per finished run, not on a terminal).
     expect(r.stderr.split('\n').filter((line) => !line.startsWith('['))).toEqual(['bench: skipped 2 file(s) of no known format: data/metadata.json, data/results_summary.json', '']);
     expect((await storedRuns(r.cwd)).map((run) => run.config.scenarioId).sort()).toEqual(['synthetic-s40-seed7-o600-x6000-f20-mclaude-sonnet-4', 'synthetic-s60-seed1-o400-f10']);
@@ -319,22 +345,6 @@ describe('bad input: one line naming the problem, non-zero exit, nothing half-wr
     expect(runs.length).toBeGreaterThanOrEqual(2);
     expect(runs.length).toBeLessThan(14);
     for (const r of runs) expect(r.steps.length).toBeGreaterThanOrEqual(r.summary.steps);
-  });
-
-  it('SIGTERM (a CI cancellation) stops like Ctrl-C: finished runs kept, exit 143; --resume completes the matrix', async () => {
-    const matrix = ['run', '--window', '32k', '--no-report', '--db', 'r.duckdb'];
-    const r = await signalWhen(matrix, /\[2\/24\]/, 'SIGTERM');
-    expect(r.code).toBe(143);
-    expect(r.stderr).toMatch(/^bench: SIGTERM: finishing the runs in progress, then stopping \(send it again to quit now\)$/m);
-    expect(r.stderr.trim().split('\n').at(-1)).toMatch(/^bench: interrupted: \d+ finished run\(s\) kept in r\.duckdb; the same command with --resume runs the rest$/);
-    const kept = await storedRuns(r.cwd);
-    expect(kept.length).toBeGreaterThanOrEqual(2);
-    expect(kept.length).toBeLessThan(24);
-
-    const resumed = bench([...matrix, '--resume'], r.cwd);
-    expect(resumed.code).toBe(0);
-    expect(resumed.stdout).toContain(`: ${kept.length} finished run(s) kept, ${24 - kept.length} to run`);
-    expect(await storedRuns(r.cwd)).toHaveLength(24);
   });
 
   it('bench --help ends with the exit codes and their meanings, as the README lists them', () => {

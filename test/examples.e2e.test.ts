@@ -22,6 +22,7 @@
  * - a file the user would have (their logs, a trajectory, a database of main): a row in FILES (copied
  *   from fixtures or written) or SETUP (made by a bench command);
  * - a command that cannot run here at all: a row in NOT_RUN, with the reason;
+ * - a block another test runs and checks more closely: a row in RUN_ELSEWHERE naming it;
  * - a ```text block that shows no command's output (a diagram, a listing): a row in NOT_OUTPUT.
  */
 import { cpSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -35,7 +36,7 @@ import { generateScenario } from '../src/scenarios/generate/index.js';
 import { startModelServer, type ModelSpec, type RunningServer } from '../src/server/index.js';
 import { ROOT, tempDir } from './helpers/cli.js';
 import { exampleShell, type ExampleShell, type Ran } from './helpers/example-shell.js';
-import { andList, helpExamples, markdownExamples, missingOutput, shellCommands, words, type Example, type ExampleCommand } from './helpers/examples.js';
+import { andList, helpExamples, markdownExamples, missingOutput, printedText, shellCommands, words, type Example, type ExampleCommand } from './helpers/examples.js';
 
 /** What a stand-in depends on: the model server's URL, the temp folder, the small scenario. */
 interface Here {
@@ -51,8 +52,6 @@ const SUBSTITUTIONS: readonly { find: string | RegExp; by: (here: Here) => strin
   { find: 'http://gpu-box:11434', by: (h) => h.server, why: 'an Ollama on another machine' },
   { find: /--port \d+/g, by: () => '--port 0', why: 'a fixed port may be taken on a shared machine: any free one' },
   { find: /\$\{\{\s*github\.run_id\s*\}\}/g, by: () => '1', why: "a GitHub Actions expression: the workflow's run id" },
-  { find: /http:\/\/127\.0\.0\.1:11435/g, by: (h) => h.server, why: "the README's serve-mock on a fixed port: the model server answers in its place" },
-  { find: ' scenarios/openhands-codeact-sonnet35/', by: () => ` ${path.join(ROOT, 'scenarios/openhands-codeact-sonnet35')}/`, why: 'the bundled OpenHands scenarios, as in a checkout' },
 ];
 
 /**
@@ -120,6 +119,18 @@ const NOT_RUN: readonly { command: RegExp; why: string }[] = [
   { command: /^python\b/, why: 'needs Python with pandas, which ctxbench does not depend on' },
 ];
 
+/**
+ * Shell blocks another test runs and checks closer than an exit code, and blocks of output another test
+ * compares with what it prints, by their first command: run there only, not twice (each would be a
+ * second replay of the same matrix). A command whose output is checked there runs here as any other.
+ */
+const RUN_ELSEWHERE: readonly { kind: 'shell' | 'output'; startsWith: string; runBy: string; why: string }[] = [
+  { kind: 'shell', startsWith: 'npx bench serve-mock --port 11435 ', runBy: 'test/live.e2e.test.ts', why: 'runs the live example against its own serve-mock and compares the tables it prints with the ones the README shows' },
+  { kind: 'shell', startsWith: 'npx bench run -s masking --param softThreshold=0.5 ', runBy: 'test/gate.e2e.test.ts', why: "runs the gate example as written, against the project's baseline, and compares what it prints with the README" },
+  { kind: 'output', startsWith: 'npx bench run --window 32k', runBy: 'test/cli.e2e.test.ts', why: 'runs it as the README main job and checks its tables, calibration and database' },
+  { kind: 'output', startsWith: 'npx bench run --strategy all --window 32k', runBy: 'test/cli.e2e.test.ts', why: 'runs it to check every strategy over the bundled scenarios, and their report' },
+];
+
 /** ```text blocks that show no command's output, by their first line. */
 const NOT_OUTPUT: readonly { startsWith: string; why: string }[] = [
   { startsWith: 'bench: 1 of 2 runs ended with a backend error', why: 'test/live.e2e.test.ts makes it against a server that fails and compares it' },
@@ -146,8 +157,8 @@ const README = 'README.md';
 const readmeExamples = markdownExamples(readFileSync(path.join(ROOT, README), 'utf8'), README);
 const program = buildProgram({ interruptible: (work) => work(new AbortController().signal) });
 const helpByCommand = allCommands(program).map((command) => ({ command, examples: helpExamples(helpText(command)) }));
-/** Commands whose output a README block shows: they run as written, on the bundled suite. */
-const shownOutput = new Set(readmeExamples.flatMap((e) => (e.kind === 'output' ? e.commands.map((c) => normalize(c.text)) : [])));
+/** Commands whose output a README block shows (and no other test checks): they run as written, on the bundled suite. */
+const shownOutput = new Set(readmeExamples.flatMap((e) => (e.kind === 'output' && !runElsewhere(e) ? e.commands.map((c) => normalize(c.text)) : [])));
 
 let server: RunningServer;
 let here: Here;
@@ -191,11 +202,17 @@ describe.concurrent(`${README}: every example runs`, () => {
   for (const example of readmeExamples) {
     it.sequential(`${example.where}: ${title(example)}`, async () => {
       switch (example.kind) {
-        case 'shell':
+        case 'shell': {
+          const elsewhere = runElsewhere(example);
+          if (elsewhere) return expectReadsReadme(elsewhere.runBy);
           for (const command of example.commands) await runLine(command, cwd(), { printed });
           return;
-        case 'output':
+        }
+        case 'output': {
+          const elsewhere = runElsewhere(example);
+          if (elsewhere) return expectReadsReadme(elsewhere.runBy);
           return checkOutput(example, cwd(), printed);
+        }
         case 'data':
           return runData(example, cwd());
         case 'usage':
@@ -207,9 +224,7 @@ describe.concurrent(`${README}: every example runs`, () => {
         }
         case 'code': {
           expect(example.runBy, 'a ```ts block: name the test that runs it in <!-- run by: test/FILE.test.ts --> before it').toBeDefined();
-          const runBy = path.join(ROOT, example.runBy!);
-          expect(existsSync(runBy) && readFileSync(runBy, 'utf8').includes(README), `${example.runBy}: no test here reads ${README}`).toBe(true);
-          return;
+          return expectReadsReadme(example.runBy!);
         }
         case 'unknown':
           expect.fail(`a \`\`\`${example.language} block: give it a language this test runs (sh, yaml, json), ts (with the test that runs it) or text`);
@@ -228,6 +243,19 @@ describe.concurrent('bench --help: every example runs', () => {
     }
   }
 });
+
+/** The RUN_ELSEWHERE row of a shell or output block, if another test runs it. */
+function runElsewhere(example: Example): (typeof RUN_ELSEWHERE)[number] | undefined {
+  if (example.kind !== 'shell' && example.kind !== 'output') return undefined;
+  const first = normalize(example.commands[0]?.text ?? '');
+  return RUN_ELSEWHERE.find((r) => r.kind === example.kind && first.startsWith(r.startsWith));
+}
+
+/** `test`, which runs an example of the README, exists and reads the README. */
+function expectReadsReadme(test: string): void {
+  const file = path.join(ROOT, test);
+  expect(existsSync(file) && readFileSync(file, 'utf8').includes(README), `${test}: no test here reads ${README}`).toBe(true);
+}
 
 interface RunOptions {
   /** No small scenario added: the command names its own. */
@@ -262,8 +290,7 @@ async function checkOutput(example: Extract<Example, { kind: 'output' }>, cwd: s
     const ran = printed.get(normalize(substitute(command.text))) ?? (await runLine(command, cwd));
     outputs.push(ran.stdout, ran.stderr);
   }
-  const printedText = outputs.map((o) => o.replace(/\n$/, '')).filter((o) => o !== '').join('\n');
-  expect(missingOutput(example.text, printedText), `a line the README shows that ${example.commands.map((c) => c.text).join(', ')} does not print`).toBeUndefined();
+  expect(missingOutput(example.text, printedText(outputs)), `a line the README shows that ${example.commands.map((c) => c.text).join(', ')} does not print`).toBeUndefined();
 }
 
 /** A yaml/json block: a scenario file is validated, a GitHub Actions workflow's commands run, anything else is a config file. */

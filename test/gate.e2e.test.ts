@@ -1,12 +1,14 @@
 /**
  * End to end: the CI gate on the built `bench`: baseline a batch, check it against itself, against a
  * baseline that pretends to have been better, against batches that lack runs or ran otherwise, with a
- * tolerance file; and the README's examples of it.
+ * tolerance file, in text and with --json; and the README's examples of it.
  */
-import { cpSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { bench, expectOneLineError, ROOT, tempDir } from './helpers/cli.js';
+import { EXIT_CODES } from '../src/cli/exit-codes.js';
+import { CHECK_DOCUMENT } from '../src/cli/json/check.js';
+import { bench, expectOneLineError, ROOT, tempDir, type CliResult } from './helpers/cli.js';
 
 const SYNTHETIC = path.join(ROOT, 'scenarios/synthetic');
 const CHANGED_SCENARIO = 'synthetic-s60-seed1-o400-f10';
@@ -23,6 +25,11 @@ function readmeExample(name: string): string[] {
   for (let m = fence.exec(readme); m; m = fence.exec(readme)) blocks.push(m[1]!);
   return blocks;
 }
+
+/** The whole of stdout as one JSON document (--json): nothing else may be printed there. */
+const documentOf = (r: CliResult): unknown => JSON.parse(r.stdout);
+
+const lastLine = (text: string): string => text.trim().split('\n').at(-1) ?? '';
 
 /** A README `npx bench ...` line as arguments, its `# exit N` comment left out (no shell: no quotes in these examples). */
 const benchArgs = (line: string): string[] => line.replace(/^npx bench /, '').replace(/\s+#.*$/, '').trim().split(/\s+/);
@@ -204,6 +211,47 @@ describe('bench baseline / bench check', () => {
     writeFileSync(path.join(cwd, 'broken.json'), '{"format": 1, "runs": ');
     expectOneLineError(bench(['check', '--baseline', 'broken.json', '--db', 'r.duckdb'], cwd), /broken\.json: not valid JSON/);
     expectOneLineError(bench(['check', '--baseline', 'b.json', '--db', 'r.duckdb', '--tolerance', 'tokens=5'], cwd), /--tolerance tokens=5: expected/);
+  });
+
+  // --json: the same batches and baseline, one document on stdout that its schema accepts.
+  describe('bench check --json', () => {
+    it('passes: exit 0, the document says so; the --json-out and --markdown-out files are written too', () => {
+      const r = bench(['check', '--json', '--baseline', 'b.json', '--db', 'r.duckdb', '--json-out', 'bench.json', '--markdown-out', 'summary.md'], cwd);
+      expect(r.code, r.stderr).toBe(0);
+      expect(r.stderr).toBe('');
+      const doc = CHECK_DOCUMENT.parse(documentOf(r));
+      expect(doc).toMatchObject({ kind: 'check', format: 1, exitCode: 0, passed: true, verdict: null, compared: 10, tolerances: null, regressions: [], missingFromCandidate: [] });
+      expect(doc.baseline).toMatchObject({ file: 'b.json', format: 2, runs: 10, command: expect.stringMatching(/^bench run -s raw,masking /) });
+      expect(doc.candidate).toMatchObject({ database: 'r.duckdb', runs: 10 });
+      expect(doc.update).toBe('bench baseline --db r.duckdb -o b.json');
+      expect(existsSync(path.join(cwd, 'bench.json')) && existsSync(path.join(cwd, 'summary.md'))).toBe(true);
+    });
+
+    it('regressions: exit 100, each run and metric with both values and its unit, the verdict line the text prints', () => {
+      const data = JSON.parse(readFileSync(path.join(cwd, 'b.json'), 'utf8')) as { runs: Record<string, { inputTokens: number }> };
+      const key = Object.keys(data.runs).find((k) => k.startsWith('masking|'))!;
+      const candidate = data.runs[key]!.inputTokens;
+      const better = scaledInput(path.join(cwd, 'b.json'), key, 0.9) as typeof data;
+      writeFileSync(path.join(cwd, 'better.json'), JSON.stringify(better, null, 2));
+      const run = better.runs[key]!;
+      const r = bench(['check', '--json', '--baseline', 'better.json', '--db', 'r.duckdb'], cwd);
+      expect(r.code).toBe(EXIT_CODES.regressions);
+      const doc = CHECK_DOCUMENT.parse(documentOf(r));
+      expect(doc).toMatchObject({ exitCode: EXIT_CODES.regressions, passed: false, fails: { regressions: true, missingRuns: false, changedConfigurations: false } });
+      expect(doc.regressions).toEqual([{ key, metric: 'inputTokens', unit: 'count', baseline: run.inputTokens, candidate, delta: candidate - run.inputTokens }]);
+      const text = bench(['check', '--baseline', 'better.json', '--db', 'r.duckdb'], cwd);
+      expect(doc.verdict).toBe(lastLine(text.stdout));
+    });
+
+    it('baseline runs missing: exit 101, the runs listed', () => {
+      const r = bench(['check', '--json', '--baseline', 'b.json', '--db', 'raw-only.duckdb'], cwd);
+      expect(r.code).toBe(EXIT_CODES.incomparable);
+      const doc = CHECK_DOCUMENT.parse(documentOf(r));
+      expect(doc).toMatchObject({ exitCode: EXIT_CODES.incomparable, fails: { regressions: false, missingRuns: true, changedConfigurations: false }, compared: 5 });
+      expect(doc.missingFromCandidate).toHaveLength(5);
+      expect(doc.missingFromCandidate.every((key) => key.startsWith('masking|'))).toBe(true);
+      expect(doc.verdict).toBe('FAIL: 5 of 10 baseline runs missing (pass --allow-missing to gate the runs present)');
+    });
   });
 });
 

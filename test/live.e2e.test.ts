@@ -5,7 +5,7 @@
 import { spawn } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startModelServer, type RunningServer, type ServerOptions } from '../src/server/index.js';
 import { EXIT_CODES } from '../src/cli/exit-codes.js';
 import { startBadUsageProxy, type BadUsageProxy, type UsageOverrides } from './helpers/bad-usage-proxy.js';
@@ -53,13 +53,18 @@ function strategyRow(stdout: string, strategy: string): Record<string, string> {
 }
 
 describe('bench run against a live server', () => {
-  it('ollama:chat: provider usage in every step, then a cached re-run that sends no request', async () => {
+  it("ollama:chat: provider usage in every step, the cached share n/a (Ollama reports none) and the cost local (never a local estimate or the scenario's list prices), then a cached re-run that sends no request", async () => {
     const s = await start();
     const first = await benchAsync(['run', '-m', 'ollama:chat:mock-model', '--host', s.url, ...common]);
     expect(first.code).toBe(0);
     expect(first.stderr).not.toMatch(/warning|error/i);
+    for (const strategy of ['raw', 'masking']) expect(strategyRow(first.stdout, strategy)).toMatchObject({ cached: 'n/a', cost: 'local' });
     const runs = await storedRuns(first.cwd);
     expect(runs.map((r) => r.config.backend)).toEqual(['ollama:chat:mock-model', 'ollama:chat:mock-model']);
+    for (const run of runs) {
+      expect(run.summary.cachedInputTokens).toBeUndefined(); // NULL in the database
+      expect([run.config.priceModel, run.summary.costUsd]).toEqual(['local', 0]);
+    }
     for (const run of runs) {
       expect(run.summary.status === 'completed' || run.summary.status === 'overflow').toBe(true);
       for (const step of run.steps.filter((x) => !(run.summary.status === 'overflow' && x.step === run.summary.failedStep))) {
@@ -83,27 +88,19 @@ describe('bench run against a live server', () => {
     expect(again.stdout).toMatch(/Cache: \d+ hit\(s\), 0 request\(s\) sent/);
     const cached = (await storedRuns(first.cwd)).slice(2);
     expect(cached.every((r) => r.steps.every((x) => x.cached !== false))).toBe(true);
-  });
 
-  it("ollama:chat: the cached share is n/a (Ollama reports none) and the cost local, never a local estimate or the scenario's list prices", async () => {
-    const s = await start();
-    const r = await benchAsync(['run', '-m', 'ollama:chat:mock-model', '--host', s.url, ...common, '--no-cache']);
-    expect(r.code).toBe(0);
-    for (const strategy of ['raw', 'masking']) expect(strategyRow(r.stdout, strategy)).toMatchObject({ cached: 'n/a', cost: 'local' });
-    for (const run of await storedRuns(r.cwd)) {
-      expect(run.summary.cachedInputTokens).toBeUndefined(); // NULL in the database
-      expect([run.config.priceModel, run.summary.costUsd]).toEqual(['local', 0]);
-    }
-    // --price-model still prices a local run at a listed model.
-    const priced = await benchAsync(['run', '-m', 'ollama:chat:mock-model', '--host', s.url, ...common, '--no-cache', '--price-model', 'gpt-4o'], r.cwd);
+    // --price-model still prices a local run at a listed model (its answers from the cache).
+    const priced = await benchAsync(['run', '-m', 'ollama:chat:mock-model', '--host', s.url, ...common, '--price-model', 'gpt-4o'], first.cwd);
     expect(strategyRow(priced.stdout, 'raw').cost).toMatch(/^\$\d+\.\d\d$/);
   });
 
-  it("openai:chat: the cached share is the provider's (prompt_tokens_details.cached_tokens), the cost the served model's", async () => {
+  it("openai:chat: streaming with the usage chunk, provider usage recorded; the cached share is the provider's (prompt_tokens_details.cached_tokens), the cost the served model's", async () => {
     const s = await start({ models: [{ name: 'gpt-4o-mini', contextLength: 32768 }, { name: 'mock-model', contextLength: 32768 }] });
     const r = await benchAsync(['run', '-m', 'openai:chat:gpt-4o-mini', '--base-url', `${s.url}/v1`, ...common, '--no-cache']);
     expect(r.code).toBe(0);
+    expect(s.requests.some((q) => q.path === '/v1/chat/completions' && (q.body as { stream?: boolean }).stream === true)).toBe(true);
     for (const run of await storedRuns(r.cwd)) {
+      expect(run.steps.some((x) => x.usageSource === 'provider')).toBe(true);
       const { inputTokens, outputTokens, cachedInputTokens, costUsd } = run.summary;
       // The server's prompt cache serves the messages an earlier request began with: most of each step.
       expect(cachedInputTokens).toBeGreaterThan(inputTokens / 2);
@@ -186,15 +183,6 @@ describe('bench run against a live server', () => {
     }
   });
 
-  it('openai:chat: streaming with the usage chunk, provider usage recorded', async () => {
-    const s = await start();
-    const r = await benchAsync(['run', '-m', 'openai:chat:mock-model', '--base-url', `${s.url}/v1`, ...common, '--no-cache']);
-    expect(r.code).toBe(0);
-    const runs = await storedRuns(r.cwd);
-    expect(runs.every((run) => run.steps.some((x) => x.usageSource === 'provider'))).toBe(true);
-    expect(s.requests.some((q) => q.path === '/v1/chat/completions' && (q.body as { stream?: boolean }).stream === true)).toBe(true);
-  });
-
   it('asks the model each probe question and grades its answer against the expected fact', async () => {
     const s = await start();
     const args = ['run', '-m', 'ollama:chat:mock-model', '--host', s.url, '--scenario', PROBED, '-s', 'masking', '--window', '32k', '--db', 'r.duckdb', '--no-report', '--no-cache'];
@@ -256,9 +244,14 @@ describe('bench run against a live server', () => {
       expect(existsSync(path.join(r.cwd, 'other.duckdb'))).toBe(false);
     }
     const inOtherDb = (args: string[]) => [...args, '--db', 'other.duckdb'];
+    /** One filled cache for the tests that only read it (a run stopped by the preflight writes nothing). */
+    let filled: { cwd: string; url: string };
+    beforeAll(async () => {
+      filled = await filledCache();
+    }, 120_000);
 
     it('a dead port, though the cache holds answers of another server: one line naming the URL and `ollama serve`', async () => {
-      const { cwd } = await filledCache();
+      const { cwd } = filled;
       const dead = await deadUrl();
       const r = await benchAsync(inOtherDb(ollamaArgs(dead)), cwd);
       expectStopped(r, `cannot reach Ollama at ${dead} (connection refused); start it with \`ollama serve\` or pass --host`);
@@ -266,7 +259,7 @@ describe('bench run against a live server', () => {
     });
 
     it('an unknown model, though the cache holds answers of another model: `ollama pull`, or the model and the base URL', async () => {
-      const { cwd } = await filledCache();
+      const { cwd } = filled;
       const s = await start();
       const ollama = await benchAsync(inOtherDb(ollamaArgs(s.url, 'nosuch')), cwd);
       expectStopped(ollama, `Ollama at ${s.url} has no model 'nosuch'; run \`ollama pull nosuch\``);
@@ -280,7 +273,7 @@ describe('bench run against a live server', () => {
     });
 
     it('a server that refuses the key (401): one line saying to check OPENAI_API_KEY', async () => {
-      const { cwd } = await filledCache();
+      const { cwd } = filled;
       const refusing = await faultServer(() => [401, openAiError('Incorrect API key provided: sk-abc***', 'invalid_api_key')]);
       try {
         const r = await benchAsync(inOtherDb(openAiArgs(refusing.url)), cwd);
@@ -304,7 +297,7 @@ describe('bench run against a live server', () => {
     });
 
     it('a cache that answers every request: no check, the server may be down', async () => {
-      const { cwd, url } = await filledCache();
+      const { cwd, url } = filled;
       const again = await benchAsync(ollamaArgs(url), cwd);
       expect(again.code).toBe(0);
       expect(again.stdout).toMatch(/Cache: \d+ hit\(s\), 0 request\(s\) sent/);

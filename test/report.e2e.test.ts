@@ -1,8 +1,9 @@
 /**
- * `bench report` end to end: every output format from one results database, the baseline diff, a
- * report of 100+ runs, and bad input answered with one line and no partial output.
+ * `bench report` end to end: every output format from one results database, the baseline diff, and
+ * bad input answered with one line and no partial output (a report of 100+ runs: test/cli.e2e.test.ts,
+ * on the run of every strategy it makes).
  */
-import { readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -121,18 +122,4 @@ describe('bench report', () => {
       expectNothingWritten(dir);
     });
   });
-});
-
-describe('a report of 100+ runs', () => {
-  // How fast it renders is scripts/bench-speed.ts's to measure; a test asserts what the file holds.
-  it('renders every run and stays small enough to attach to a CI job', () => {
-    const cwd = tempDir();
-    const run = bench(['run', '-s', 'all', '--window', '32k', '--no-report', '--db', 'all.duckdb'], cwd);
-    expect(run.code, run.stderr).toBe(0);
-    const r = bench(['report', '--db', 'all.duckdb', '-o', 'all.html'], cwd);
-    expect(r.code, r.stderr).toBe(0);
-    expect(r.stdout).toMatch(/\((\d{3,}) runs\)/);
-    // 1.3 MB for the 180 runs of the bundled suite.
-    expect(statSync(path.join(cwd, 'all.html')).size).toBeLessThan(2.5 * 1024 * 1024);
-  }, 180_000);
 });

@@ -173,6 +173,11 @@ function outsideQuotes(text: string): string[] {
   });
 }
 
+/** What commands printed (each one's stdout and stderr, in order) as a block of output is compared with. */
+export function printedText(outputs: readonly string[]): string {
+  return outputs.map((o) => o.replace(/\n$/, '')).filter((o) => o !== '').join('\n');
+}
+
 /**
  * Whether `output` shows `expected` (a README block): each run of the block's lines between `...` lines
  * appears in `output` as consecutive lines, in order; trailing spaces aside. Returns the first line not
