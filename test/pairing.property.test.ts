@@ -21,8 +21,12 @@ beforeAll(async () => {
   counter = await createTokenCounter('o200k_base');
 });
 
+/** Strategies whose re-reads the generator must reach (below): a re-read comes up in about 1 case in 25, so they get more cases, and a miss is about e^-12 rather than e^-6 (it happened in CI). */
+const REREADS = ['masking', 'clear-tool-results', 'summarization'];
+
 describe.each(select(['all']))('pairing invariant: $name', (selection) => {
   const { strategy } = selection;
+  const checksRereads = !selection.preset && REREADS.includes(strategy.name);
   it('holds for every request sent, helper requests included, every parameter setting and every history', async () => {
     const seen = new Set<string>();
     const cases = verifyCases(paramsFor(selection), Number(selection.preset?.params['triggerTokens'] ?? 0));
@@ -34,11 +38,11 @@ describe.each(select(['all']))('pairing invariant: $name', (selection) => {
         observed.run?.events.forEach((e) => seen.add(`${e.kind}: ${e.detail}`));
         expect(pairing.judge(c, [observed], counter)).toBeUndefined();
       }),
-      { numRuns: 150 },
+      { numRuns: checksRereads ? 300 : 150 },
     );
     // The generator must reach the strategy's interesting paths, or the property proves little.
     const reached = (pattern: RegExp): boolean => [...seen].some((e) => pattern.test(e));
-    if (!selection.preset && ['masking', 'clear-tool-results', 'summarization'].includes(strategy.name)) expect(reached(/^reread: /)).toBe(true);
+    if (checksRereads) expect(reached(/^reread: /)).toBe(true);
     if (strategy.name === 'masking') for (const kind of ['masked', 'wind_down', 'restart']) expect(reached(new RegExp(`^${kind}:`))).toBe(true);
     if (strategy.name === 'clear-tool-results') expect(reached(/^masked: .* cleared$/)).toBe(true);
     if (strategy.name === 'offload') expect(reached(/^offloaded: tier 2: file-write arguments saved/)).toBe(true);
