@@ -7,6 +7,7 @@
  */
 import { unchangedPrefix } from './append-only.js';
 import type { Message } from './messages.js';
+import { pieceCounter } from './piece-count.js';
 import { sendsTools, toolsText, type ToolDefinition } from './tools.js';
 
 export const ENCODINGS = ['o200k_base', 'cl100k_base', 'chars4'] as const;
@@ -41,15 +42,9 @@ export interface TokenCounter {
 type CountFn = (text: string) => number;
 
 const loaders: Record<Exclude<Encoding, 'chars4'>, () => Promise<CountFn>> = {
-  // Real tool outputs can contain "<|endoftext|>"; count it as text instead of throwing.
-  o200k_base: async () => {
-    const { countTokens } = await import('gpt-tokenizer/encoding/o200k_base');
-    return boundedRuns((text) => countTokens(text, { disallowedSpecial: new Set() }));
-  },
-  cl100k_base: async () => {
-    const { countTokens } = await import('gpt-tokenizer/encoding/cl100k_base');
-    return boundedRuns((text) => countTokens(text, { disallowedSpecial: new Set() }));
-  },
+  // Real tool outputs can contain "<|endoftext|>": pieceCounter counts it as text instead of throwing.
+  o200k_base: async () => boundedRuns(pieceCounter((await import('gpt-tokenizer/encoding/o200k_base')).default)),
+  cl100k_base: async () => boundedRuns(pieceCounter((await import('gpt-tokenizer/encoding/cl100k_base')).default)),
 };
 
 /**

@@ -1,0 +1,57 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import fc from 'fast-check';
+import cl100k, { countTokens as cl100kCount } from 'gpt-tokenizer/encoding/cl100k_base';
+import o200k, { countTokens as o200kCount } from 'gpt-tokenizer/encoding/o200k_base';
+import { describe, expect, it } from 'vitest';
+import { pieceCounter } from './piece-count.js';
+
+const noSpecial = { disallowedSpecial: new Set<string>() };
+const encodings = [
+  ['o200k_base', pieceCounter(o200k), (text: string) => o200kCount(text, noSpecial)],
+  ['cl100k_base', pieceCounter(cl100k), (text: string) => cl100kCount(text, noSpecial)],
+] as const;
+
+/** Every string in the bundled scenarios (contents, tool arguments, ids): real agent text. */
+function bundledTexts(): string[] {
+  const root = new URL('../../scenarios/', import.meta.url);
+  const texts: string[] = [];
+  const walk = (value: unknown): void => {
+    if (typeof value === 'string') texts.push(value);
+    else if (typeof value === 'object' && value !== null) Object.values(value).forEach(walk);
+  };
+  for (const folder of readdirSync(root, { withFileTypes: true }).filter((e) => e.isDirectory())) {
+    for (const file of readdirSync(new URL(`${folder.name}/`, root)).filter((f) => f.endsWith('.json'))) {
+      walk(JSON.parse(readFileSync(new URL(`${folder.name}/${file}`, root), 'utf8')));
+    }
+  }
+  return texts;
+}
+
+describe.each(encodings)('pieceCounter over %s', (_name, count, library) => {
+  it('counts every string of the bundled scenarios exactly as gpt-tokenizer does, counted twice (memo hits)', () => {
+    const texts = bundledTexts();
+    expect(texts.length).toBeGreaterThan(1000);
+    for (const text of [...texts, ...texts]) if (count(text) !== library(text)) expect(count(text), JSON.stringify(text.slice(0, 80))).toBe(library(text));
+  });
+
+  it('counts special-token text as plain text, like countTokens with none allowed or disallowed', () => {
+    const text = 'log <|endoftext|>\n<|im_start|>x<|fim_prefix|>';
+    expect(count(text)).toBe(library(text));
+    expect(count('<|endoftext|>')).toBeGreaterThan(1);
+  });
+
+  it('property: the same count as gpt-tokenizer on any text, including texts built from pieces already seen', () => {
+    const words = fc.constantFrom(' ', '\n', '\n\n', '  ', 'a', 'The', ' quick', '42', '1234567', '😀', '中文', 'é', "'s", '<|endoftext|>', '/', '\t', '\r\n', '==', 'fooBar');
+    const text = fc.oneof(fc.string({ unit: 'binary', maxLength: 200 }), fc.array(words, { maxLength: 40 }).map((parts) => parts.join('')));
+    fc.assert(
+      fc.property(text, (t) => {
+        expect(count(t)).toBe(library(t));
+      }),
+      { numRuns: 500 },
+    );
+  });
+});
+
+it('refuses an encoder without the parts it counts with, naming the version it needs', () => {
+  expect(() => pieceCounter({})).toThrow(/gpt-tokenizer.*4\.0\.0/);
+});
