@@ -1,6 +1,6 @@
 /**
- * End to end: `bench run` on the mock runs its matrix on worker threads (-j), and what it stores does
- * not depend on how many.
+ * End to end: `bench run` on the mock runs its matrix on worker threads (-j) or, small and without -j,
+ * in the main thread, and what it stores does not depend on where or on how many threads.
  */
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -19,16 +19,18 @@ async function storedRuns(cwd: string): Promise<ReturnType<typeof comparable>[]>
 }
 
 describe('bench run -j on the mock', () => {
-  it('stores the same runs from the bundled suite with 1 and 2 worker threads, and prints them in matrix order', async () => {
+  it('stores the same runs from the bundled suite with 1 and 2 worker threads and without -j (a matrix this small runs in the main thread), and prints them in matrix order', async () => {
     const args = ['run', '-s', 'raw,masking,summarization', '--window', '32k', '--no-report', '--db', 'runs.duckdb'];
     const one = bench([...args, '-j', '1']);
     const two = bench([...args, '-j', '2']);
-    expect(one.code).toBe(0);
-    expect(two.code).toBe(0);
-    const [a, b] = [await storedRuns(one.cwd), await storedRuns(two.cwd)];
+    const main = bench(args);
+    for (const r of [one, two, main]) expect(r.code, r.stderr).toBe(0);
+    const [a, b, c] = [await storedRuns(one.cwd), await storedRuns(two.cwd), await storedRuns(main.cwd)];
     expect(a.length).toBeGreaterThanOrEqual(3 * 12);
     expect(b).toEqual(a);
+    expect(c).toEqual(a);
     const tables = (stdout: string) => stdout.slice(0, stdout.indexOf('\nResults:'));
     expect(tables(two.stdout)).toBe(tables(one.stdout));
+    expect(tables(main.stdout)).toBe(tables(one.stdout));
   }, 180_000);
 });

@@ -6,6 +6,7 @@ import path from 'node:path';
 import { Command, Option } from 'commander';
 import { DEFAULT_ENCODING } from '../core/tokens.js';
 import { DEFAULT_REREAD_CAPS } from '../core/run-records.js';
+import { IN_THREAD_MESSAGES } from '../runner/matrix.js';
 import { DEFAULT_STRATEGY_TIMEOUT_SECONDS } from '../runner/strategy-guard.js';
 import { DEFAULT_CACHE_DIR, LIVE_CONCURRENCY, OLLAMA_DEFAULT_HOST, OPENAI_DEFAULT_BASE_URL } from '../llm/defaults.js';
 import { MOCK_DEFAULTS } from '../llm/mock.js';
@@ -276,7 +277,7 @@ function matrixOptions(command: Command): Command {
     .option('--retries <n>', `live backends: retries on connection errors, 429 and 5xx (default ${RETRY_DEFAULTS.attempts - 1})`)
     .option(
       '-j, --concurrency <n>',
-      `runs at once: worker threads for the mock (default: one per core), requests in flight for live backends (default ${LIVE_CONCURRENCY.ollama}; ${LIVE_CONCURRENCY.openai} for openai:chat:)`,
+      `runs at once: worker threads for the mock (default: one per core; without -j, a matrix of up to ${IN_THREAD_MESSAGES.toLocaleString('en-US')} messages replayed and no strategy file runs in the main thread), requests in flight for live backends (default ${LIVE_CONCURRENCY.ollama}; ${LIVE_CONCURRENCY.openai} for openai:chat:)`,
     )
     .option('--mock-recall <fraction>', 'mock LLM: share of facts a summary or checkpoint keeps', String(MOCK_DEFAULTS.recall))
     .option('--mock-summary-tokens <n>', 'mock LLM: longest summary or checkpoint, in tokens', String(MOCK_DEFAULTS.summaryTokens))

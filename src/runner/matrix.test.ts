@@ -8,7 +8,7 @@ import { select } from '../strategies/index.js';
 import { defaultParams } from '../core/params.js';
 import { scenarioOf, sweScenarioMessages } from '../../test/helpers/history.js';
 import { planJobs, type PlanSettings } from './job-plan.js';
-import { runMatrix, type Execution, type MatrixOptions } from './matrix.js';
+import { fitsInThread, IN_THREAD_MESSAGES, runMatrix, type Execution, type MatrixOptions } from './matrix.js';
 import type { RunResult } from '../core/run-records.js';
 
 /** What a run decided, without its timestamps. */
@@ -146,5 +146,24 @@ describe('runMatrix on some of the jobs', () => {
     expect(some.map((r) => r.runId)).toEqual(['b/raw/s1', 'b/raw/s2', 'b/masking/s2']);
     expect(some.map(outcome)).toEqual(all.filter((r) => r.runId !== 'b/masking/s1').map(outcome));
     expect(some.map((r) => r.matrixIndex)).toEqual([0, 2, 3]);
+  });
+});
+
+describe('fitsInThread (where a mock matrix runs without -j)', () => {
+  /** `count` scenarios of `messages` messages each. */
+  const sized = (count: number, messages: number): LoadedScenario[] =>
+    Array.from({ length: count }, (_, i) => ({ scenario: scenarioOf(sweScenarioMessages(messages / 2, 100, 50), `m${i}`), format: 'ctxbench' }));
+
+  it('keeps a matrix of at most IN_THREAD_MESSAGES replayed messages in this thread, and sends a larger one to workers', () => {
+    const perScenario = sized(1, 100)[0]!.scenario.messages.length;
+    const fitting = Math.floor(IN_THREAD_MESSAGES / (entries.length * perScenario));
+    expect(fitsInThread(entries, sized(fitting, 100))).toBe(true);
+    expect(fitsInThread(entries, sized(fitting + 1, 100))).toBe(false);
+  });
+
+  it('sends a matrix with a strategy file to workers however small (only a worker can be stopped in a synchronous loop)', () => {
+    const fromFile = [...entries, { ...entries[0]!, file: { path: '/abs/mine.ts', given: 'mine.ts', digest: 'd' } }];
+    expect(fitsInThread(entries, sized(1, 20))).toBe(true);
+    expect(fitsInThread(fromFile, sized(1, 20))).toBe(false);
   });
 });

@@ -17,7 +17,7 @@ import { HTML_REPORT, renderReport } from '../../report/render.js';
 import { runBatch, type BatchResult, type BatchStart } from '../../runner/batch.js';
 import { storedFrom, type CalibrationFile, type ModelCalibration } from '../../runner/batch-calibration.js';
 import { checkScenarioIds } from '../../runner/job-plan.js';
-import type { Execution } from '../../runner/matrix.js';
+import { fitsInThread, type Execution } from '../../runner/matrix.js';
 import type { MatrixEntry } from '../../runner/matrix-entry.js';
 import { parseShard, type Shard } from '../../runner/shard.js';
 import { REPLAY_MODES, type ReactiveReplay, type RunResult } from '../../core/run-records.js';
@@ -184,7 +184,7 @@ export async function runEntries(options: RunOptions, entries: readonly MatrixEn
     counter,
     mock,
   );
-  const execution = executionFor(opened, mock, options);
+  const execution = executionFor(opened, mock, options, entries, scenarios);
   // With --json, stdout holds the document alone: the lines printed before the summary go to stderr.
   const info = options.json ? process.stderr : process.stdout;
   const store = await ResultStore.open(options.db);
@@ -305,15 +305,16 @@ function reportOutput(file: string, db: string, scenarioFiles: readonly string[]
 const maxConcurrency = (): number => Math.max(8, 4 * availableParallelism());
 
 /**
- * Where the runs go (-j): the mock only computes, so one worker thread per core. Live servers answer
- * several requests at once (in this thread, waiting on the network); a local Ollama is usually busy
- * with one.
+ * Where the runs go (-j): the mock only computes, so one worker thread per core, or this thread for a
+ * small matrix without -j (fitsInThread). Live servers answer several requests at once (in this
+ * thread, waiting on the network); a local Ollama is usually busy with one.
  */
-function executionFor(opened: OpenedBackend, mock: MockOptions, options: RunOptions): Execution {
+function executionFor(opened: OpenedBackend, mock: MockOptions, options: RunOptions, entries: readonly MatrixEntry[], scenarios: readonly LoadedScenario[]): Execution {
   const parallel = options.concurrency === undefined ? undefined : parseWhole('-j', options.concurrency, { min: 1, max: maxConcurrency() });
-  return opened.backend.name === 'mock'
-    ? { kind: 'workers', threads: parallel ?? availableParallelism(), mock }
-    : { kind: 'in-thread', backend: opened.backend, concurrency: parallel ?? (options.model.startsWith('openai:') ? LIVE_CONCURRENCY.openai : LIVE_CONCURRENCY.ollama) };
+  if (opened.backend.name !== 'mock') {
+    return { kind: 'in-thread', backend: opened.backend, concurrency: parallel ?? (options.model.startsWith('openai:') ? LIVE_CONCURRENCY.openai : LIVE_CONCURRENCY.ollama) };
+  }
+  return parallel === undefined && fitsInThread(entries, scenarios) ? { kind: 'in-thread', backend: opened.backend } : { kind: 'workers', threads: parallel ?? availableParallelism(), mock };
 }
 
 /** Writes the HTML report of the batch; returns its absolute path. */
