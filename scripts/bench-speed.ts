@@ -42,9 +42,9 @@
  *    child process (start-up, DuckDB and the report included, as a user waits for it), into a temp
  *    dir. Target <= 10x. Fastest of 2 rounds (1 with --quick); skipped when there is no build.
  * 10. a matrix at scale as a user runs it (the build; skipped without one): `bench scenarios gen` of 20
- *    scenarios x 400 steps (4 with --quick), then `bench run -s raw` and `bench run -s all` on them as
- *    child processes (mock, worker threads, DuckDB and the report included), fastest of 2 (1 with
- *    --quick). Targets: time(all) / time(raw) <= 3; the peak RSS of -s all (the whole process, worker
+ *    scenarios x 400 steps (4 with --quick), then `bench run -s raw -j 2` and `bench run -s all -j 2` on
+ *    them as child processes (mock, both on 2 worker threads, DuckDB and the report included), fastest
+ *    of 2 (1 with --quick); and once raw without -j (in the main thread, a matrix this small). Targets: time(all) / time(raw) <= 3; the peak RSS of -s all (the whole process, worker
  *    threads included, as the child reports it on exit) <= 3 x the scenario files' size + 250 MiB, and
  *    within 1.1x of -s raw's (flat in the number of strategies). Outside the budget (about 1.5 minutes).
  *
@@ -638,7 +638,7 @@ interface ScaleRun {
   /** Peak resident set of the whole process (its worker threads included), bytes. */
   readonly rss: number;
 }
-let scale: { readonly raw: ScaleRun; readonly all: ScaleRun; readonly contentBytes: number } | undefined;
+let scale: { readonly raw: ScaleRun; readonly all: ScaleRun; readonly rawMain: ScaleRun; readonly contentBytes: number } | undefined;
 if (existsSync(builtCli)) {
   const dir = await mkdtemp(path.join(tmpdir(), 'ctxbench-bench-scale-'));
   try {
@@ -651,10 +651,12 @@ if (existsSync(builtCli)) {
     // The child writes its own peak RSS as it exits: the whole process's, worker threads included.
     const hook = path.join(dir, 'peak-rss.mjs');
     await writeFile(hook, "import { writeFileSync } from 'node:fs';\nprocess.on('exit', () => writeFileSync(process.env.PEAK_RSS_FILE, String(process.resourceUsage().maxRSS * 1024)));\n");
-    const runOnce = async (strategies: string, k: number): Promise<ScaleRun> => {
+    // Both on the same 2 worker threads, so the ratios compare strategies, not where they ran (without
+    // -j, raw's matrix is small enough for the main thread: its own row).
+    const runOnce = async (strategies: string, k: number, threads: readonly string[] = ['-j', '2']): Promise<ScaleRun> => {
       const rssFile = path.join(dir, `rss-${strategies}-${k}`);
       const t0 = performance.now();
-      cli(['run', '-s', strategies, '--scenario', 'matrix', '--db', `${strategies}-${k}.duckdb`, '--report', `${strategies}-${k}.html`], {
+      cli(['run', '-s', strategies, ...threads, '--scenario', 'matrix', '--db', `${strategies}-${k}.duckdb`, '--report', `${strategies}-${k}.html`], {
         ...process.env,
         NODE_OPTIONS: `${process.env['NODE_OPTIONS'] ?? ''} --import ${pathToFileURL(hook).href}`.trim(),
         PEAK_RSS_FILE: rssFile,
@@ -669,8 +671,9 @@ if (existsSync(builtCli)) {
       raw.push(await runOnce('raw', r));
       all.push(await runOnce('all', r));
     }
-    scale = { raw: fastest(raw), all: fastest(all), contentBytes };
-    progress(`matrix at scale: raw ${fmtMs(scale.raw.ms)} ${mib(scale.raw.rss)}, all ${fmtMs(scale.all.ms)} ${mib(scale.all.rss)}`);
+    const rawMain = await runOnce('raw', 9, []);
+    scale = { raw: fastest(raw), all: fastest(all), rawMain, contentBytes };
+    progress(`matrix at scale: raw ${fmtMs(scale.raw.ms)} ${mib(scale.raw.rss)}, all ${fmtMs(scale.all.ms)} ${mib(scale.all.rss)}, raw without -j ${fmtMs(rawMain.ms)} ${mib(rawMain.rss)}`);
   } finally {
     await rm(dir, { recursive: true, force: true });
   }
@@ -736,6 +739,7 @@ if (scale === undefined) {
   addRow(`10 ${scaleRows}: bench run -s all / -s raw`, `${fmtX(marginal)} (${fmtMs(scale.all.ms)} / ${fmtMs(scale.raw.ms)})`, `<= ${TARGET_MARGINAL}x`, marginal <= TARGET_MARGINAL);
   addRow(`10 ${scaleRows}: peak RSS of -s all`, mib(scale.all.rss), `<= ${TARGET_RSS_FACTOR} x ${mib(scale.contentBytes)} + ${TARGET_RSS_CONSTANT_MB} MiB = ${mib(rssLimit)}`, scale.all.rss <= rssLimit);
   addRow(`10 ${scaleRows}: peak RSS -s all / -s raw`, `${fmtX(flat)} (raw ${mib(scale.raw.rss)})`, `<= ${TARGET_RSS_FLAT}x (flat)`, flat <= TARGET_RSS_FLAT);
+  addRow(`10 ${scaleRows}: bench run -s raw without -j (main thread)`, `${fmtMs(scale.rawMain.ms)}, ${mib(scale.rawMain.rss)}`, 'none (information)', undefined);
 }
 
 console.log('');

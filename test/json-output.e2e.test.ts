@@ -196,25 +196,26 @@ describe('a matrix that ends with another exit code: the document says it', () =
   // The one SIGTERM test of the suite (a CI cancellation stops like Ctrl-C); bench run prints the
   // resume line on stdout without --json (test/scale.e2e.test.ts).
   it('SIGTERM: exit 143, the document says 143 and interrupted, and holds the runs that finished; --resume completes the matrix and says what it kept, the line on stderr', async () => {
-    const matrix = ['run', '--json', '--window', '32k', '--no-report', '--db', 'r.duckdb'];
-    const r = await signalWhen(matrix, /\[2\/24\]/, 'SIGTERM');
+    // All 180 runs of the bundled suite, so the signal lands before the main thread has replayed them all.
+    const matrix = ['run', '--json', '-s', 'all', '--window', '32k', '--no-report', '--db', 'r.duckdb'];
+    const r = await signalWhen(matrix, /\[2\/180\]/, 'SIGTERM');
     expect(r.code).toBe(EXIT_CODES.terminated);
     expect(r.stderr).toMatch(/^bench: SIGTERM: finishing the runs in progress, then stopping \(send it again to quit now\)$/m);
     const doc = RUN_DOCUMENT.parse(documentOf(r));
     expect(doc).toMatchObject({ exitCode: EXIT_CODES.terminated, interrupted: true });
     const kept = await storedRuns(r.cwd);
     expect(kept.length).toBeGreaterThanOrEqual(2);
-    expect(kept.length).toBeLessThan(24);
+    expect(kept.length).toBeLessThan(180);
     expect(doc.runs.map((run) => run.runId).sort()).toEqual(kept.map((run) => run.runId).sort());
     expect(lastLine(r.stderr)).toMatch(/^bench: interrupted: \d+ finished run\(s\) kept in r\.duckdb; the same command with --resume runs the rest$/);
 
     const resumed = bench([...matrix, '--resume'], r.cwd);
     expect(resumed.code, resumed.stderr).toBe(0);
     const again = RUN_DOCUMENT.parse(documentOf(resumed));
-    expect(again).toMatchObject({ exitCode: 0, interrupted: false, resumed: { kept: kept.length, ran: 24 - kept.length, redone: 0 }, batch: { batchId: doc.batch!.batchId } });
-    expect(again.runs).toHaveLength(24);
-    expect(await storedRuns(r.cwd)).toHaveLength(24);
-    expect(resumed.stderr).toContain(`Resuming batch ${doc.batch!.batchId}: ${kept.length} finished run(s) kept, ${24 - kept.length} to run\n`);
+    expect(again).toMatchObject({ exitCode: 0, interrupted: false, resumed: { kept: kept.length, ran: 180 - kept.length, redone: 0 }, batch: { batchId: doc.batch!.batchId } });
+    expect(again.runs).toHaveLength(180);
+    expect(await storedRuns(r.cwd)).toHaveLength(180);
+    expect(resumed.stderr).toContain(`Resuming batch ${doc.batch!.batchId}: ${kept.length} finished run(s) kept, ${180 - kept.length} to run\n`);
   });
 
   it('--shard: the shard in the document, its line on stderr', () => {

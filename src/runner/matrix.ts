@@ -136,6 +136,8 @@ async function runInThread(jobs: readonly Job[], options: MatrixOptions, backend
     while (next < jobs.length && !options.signal?.aborted) {
       const job = jobs[next++]!;
       await finished(job, await runJob(job, options.scenarios[job.scenario]!, options.entries[job.entry]!, env));
+      // A replay on the mock never waits on I/O: let the saves and a Ctrl-C in between runs.
+      await new Promise((resolve) => setImmediate(resolve));
     }
   };
   await Promise.all(Array.from({ length: concurrency }, loop));

@@ -4,6 +4,7 @@
  */
 import { existsSync, statSync, unlinkSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { LIST, VARCHAR, listValue, type DuckDBConnection, type DuckDBValue } from '@duckdb/node-api';
 import { CtxbenchError } from '../core/errors.js';
 import { createFolders } from '../core/folders.js';
@@ -27,12 +28,21 @@ interface WaitingRun {
   readonly failed: (error: CtxbenchError) => void;
 }
 
+/**
+ * Runs finishing within this long of the last write's start wait for the next write, together: a
+ * transaction of runs costs about 35 ms whatever its rows (DuckDB's four appenders; the runs table
+ * has 60 columns), more than a bundled scenario's run takes to replay.
+ */
+export const GATHER_MS = 200;
+
 export class ResultStore {
   /** Operations share one connection, which holds one transaction at a time: they run one by one. */
   private queue: Promise<unknown> = Promise.resolve();
   private closed = false;
   /** Runs handed to saveRun that the next write takes, all of them in one transaction. */
   private waiting: WaitingRun[] | undefined;
+  /** When the last write of runs began (performance.now()). */
+  private lastRunsWrite = -Infinity;
 
   private constructor(
     readonly file: string,
@@ -108,15 +118,19 @@ export class ResultStore {
    * runs finishing on worker threads) are written together, in one transaction: a transaction and
    * its appenders cost tens of milliseconds whatever their rows, more than a sweep's run takes to
    * replay. When that shared transaction fails, its runs are written one by one, so only the run at
-   * fault fails.
+   * fault fails. A write begins at least GATHER_MS after the one before, so the runs a single thread
+   * replays one after the other share transactions too (kill -9 loses at most that much more).
    */
   saveRun(run: RunResult): Promise<void> {
     if (this.closed) return Promise.reject(this.closedError(`cannot save run ${run.runId}`));
     if (this.waiting === undefined) {
       const waiting: WaitingRun[] = [];
       this.waiting = waiting;
-      void this.serially('cannot save runs', () => {
+      void this.serially('cannot save runs', async () => {
+        const wait = this.lastRunsWrite + GATHER_MS - performance.now();
+        if (wait > 0) await sleep(wait);
         this.waiting = undefined;
+        this.lastRunsWrite = performance.now();
         return this.writeRuns(waiting);
       });
     }
