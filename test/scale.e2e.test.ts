@@ -9,7 +9,7 @@ import { DuckDBInstance } from '@duckdb/node-api';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { RunResult } from '../src/core/run-records.js';
 import { ResultStore } from '../src/store/result-store.js';
-import { BIN, bench, expectOneLineError, ROOT, tempDir, type CliResult } from './helpers/cli.js';
+import { BIN, bench, benchAsync, expectOneLineError, ROOT, tempDir, type CliResult } from './helpers/cli.js';
 
 /**
  * 6 scenarios x 2 strategies at 16k (overflows, restarts, probes) in a few seconds: the synthetic
@@ -116,17 +116,17 @@ describe('bench merge', () => {
   });
 });
 
-/** Spawns `bench run ...args`, calls `meanwhile` once its stderr matches `pattern`, then kills it with SIGKILL. */
-async function killAfter(pattern: RegExp, args: readonly string[], meanwhile?: () => void): Promise<NodeJS.Signals | null> {
+/** Spawns `bench run ...args`, awaits `meanwhile` once its stderr matches `pattern`, then kills it with SIGKILL. */
+async function killAfter(pattern: RegExp, args: readonly string[], meanwhile?: () => Promise<void>): Promise<NodeJS.Signals | null> {
   const child = spawn(process.execPath, [BIN, 'run', ...args], { cwd, env: { ...process.env, NO_COLOR: '1' } });
   let stderr = '';
+  let matched = false;
   return new Promise((resolve) => {
     child.stderr.on('data', (chunk: Buffer) => {
       stderr += chunk.toString();
-      if (pattern.test(stderr) && !child.killed) {
-        meanwhile?.();
-        child.kill('SIGKILL');
-      }
+      if (matched || !pattern.test(stderr)) return;
+      matched = true;
+      void (meanwhile?.() ?? Promise.resolve()).then(() => child.kill('SIGKILL'));
     });
     child.on('exit', (_code, signal) => resolve(signal));
   });
@@ -160,9 +160,10 @@ describe('bench run --resume', () => {
 
   it('a second process on a results file in use gets one line, not a stack trace', async () => {
     const locked: CliResult[] = [];
-    // Every strategy over the bundled scenarios: still running when the second process tries.
-    const signal = await killAfter(/\[1\/\d+\]/, ['-s', 'all', '--no-report', '--db', 'busy.duckdb'], () => {
-      locked.push(bench(['report', '--db', 'busy.duckdb'], cwd), bench(['merge', 'busy.duckdb', '-o', 'busy-copy.duckdb'], cwd));
+    // Every strategy over the bundled scenarios (about 4 s more after its first run): still running
+    // when the other two processes, started together, try.
+    const signal = await killAfter(/\[1\/\d+\]/, ['-s', 'all', '--no-report', '--db', 'busy.duckdb'], async () => {
+      locked.push(...(await Promise.all([benchAsync(['report', '--db', 'busy.duckdb'], cwd), benchAsync(['merge', 'busy.duckdb', '-o', 'busy-copy.duckdb'], cwd)])));
     });
     expect(signal).toBe('SIGKILL');
     expectOneLineError(locked[0]!, /^bench: busy\.duckdb: another process has it open \(DuckDB allows one writer\); wait for it or use another --db$/m);
