@@ -151,7 +151,9 @@ describe('bench run with a config file', () => {
 
 describe('bench subcommands', () => {
   it('runs as `npx bench` from the project, as the README says (the bin is executable)', () => {
-    const r = spawnSync('npx', ['--no-install', 'bench', '--version'], { cwd: ROOT, encoding: 'utf8' });
+    // Without scripts: npx installs the project into its cache the first time, and that runs its
+    // `prepare` (the build), which would empty dist/ under the test files running beside this one.
+    const r = spawnSync('npx', ['--no-install', 'bench', '--version'], { cwd: ROOT, encoding: 'utf8', env: { ...process.env, npm_config_ignore_scripts: 'true' } });
     expect(r.stderr).not.toMatch(/Permission denied/);
     expect(r.status).toBe(0);
     expect(r.stdout.trim()).toMatch(/^\d+\.\d+\.\d+$/);
