@@ -653,7 +653,7 @@ if (existsSync(builtCli)) {
     await writeFile(hook, "import { writeFileSync } from 'node:fs';\nprocess.on('exit', () => writeFileSync(process.env.PEAK_RSS_FILE, String(process.resourceUsage().maxRSS * 1024)));\n");
     // Both on the same 2 worker threads, so the ratios compare strategies, not where they ran (without
     // -j, raw's matrix is small enough for the main thread: its own row).
-    const runOnce = async (strategies: string, k: number, threads: readonly string[] = ['-j', '2']): Promise<ScaleRun> => {
+    const runOnce = async (strategies: string, k: number | 'main-thread', threads: readonly string[] = ['-j', '2']): Promise<ScaleRun> => {
       const rssFile = path.join(dir, `rss-${strategies}-${k}`);
       const t0 = performance.now();
       cli(['run', '-s', strategies, ...threads, '--scenario', 'matrix', '--db', `${strategies}-${k}.duckdb`, '--report', `${strategies}-${k}.html`], {
@@ -671,7 +671,7 @@ if (existsSync(builtCli)) {
       raw.push(await runOnce('raw', r));
       all.push(await runOnce('all', r));
     }
-    const rawMain = await runOnce('raw', 9, []);
+    const rawMain = await runOnce('raw', 'main-thread', []);
     scale = { raw: fastest(raw), all: fastest(all), rawMain, contentBytes };
     progress(`matrix at scale: raw ${fmtMs(scale.raw.ms)} ${mib(scale.raw.rss)}, all ${fmtMs(scale.all.ms)} ${mib(scale.all.rss)}, raw without -j ${fmtMs(rawMain.ms)} ${mib(rawMain.rss)}`);
   } finally {

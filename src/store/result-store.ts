@@ -33,7 +33,7 @@ interface WaitingRun {
  * transaction of runs costs about 35 ms whatever its rows (DuckDB's four appenders; the runs table
  * has 60 columns), more than a bundled scenario's run takes to replay.
  */
-export const GATHER_MS = 200;
+const GATHER_MS = 200;
 
 export class ResultStore {
   /** Operations share one connection, which holds one transaction at a time: they run one by one. */
