@@ -115,7 +115,10 @@ describe.each(select(['all']))('an agent loop through the adapters sends what be
         for (const context of steps.map((s) => s.messages as Message[])) expect(checkPairing(context, { request: true })).toEqual([]);
         steps.forEach((s) => s.events.forEach((e) => seen.add(e.kind)));
       }),
-      { numRuns: 25 },
+      // With a coverage check below, 100 cases: hybrid summarizes in about 1 case in 7 (50 of 300,
+      // 27 of 200 measured; the others in 1 in 4 or more), so 25 missed it about once in 50 runs, and a
+      // fresh-clone run drew one.
+      { numRuns: !preset && REACHED[strategy.name] ? 100 : 25 },
     );
     // The generator must reach what the strategy does, or the property proves little.
     if (!preset) expect([...seen]).toEqual(expect.arrayContaining([...(REACHED[strategy.name] ?? [])]));
