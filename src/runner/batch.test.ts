@@ -25,6 +25,7 @@ function fakeStore(file = 'fake.duckdb') {
     deleteRuns: async (runIds) => runIds.forEach((id) => runs.delete(id)),
     saveCalibration: async (records) => void calibration.push(...records),
     saveRun: async (run) => void runs.set(run.runId, run),
+    flushRuns: () => undefined,
   };
   return { store, batches, runs, calibration };
 }

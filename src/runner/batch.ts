@@ -39,6 +39,8 @@ export interface BatchStore {
    * save resolved, as runs finish: a store may write the runs waiting together.
    */
   saveRun(run: RunResult): Promise<void>;
+  /** No more runs are coming: a store that holds runs back to write them together writes them now. */
+  flushRuns(): void;
 }
 
 /** The batch runBatch writes to, and what it runs there (for messages and progress bars). */
@@ -197,6 +199,7 @@ export async function runBatch(options: BatchOptions): Promise<BatchResult> {
       onRun: async (run) => save(run),
     });
   } finally {
+    store.flushRuns();
     await Promise.all(saves);
   }
   if (saveFailure !== undefined) throw saveFailure;

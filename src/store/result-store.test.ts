@@ -305,6 +305,19 @@ describe('ResultStore round trip', () => {
     expect((await store.loadRuns()).map((r) => r.runId).sort()).toEqual(['a', 'b', 'c', 'd']);
   });
 
+  it('holds a run finishing right after a write back for the next, and writes it at once on flushRuns', async () => {
+    const store = await ResultStore.open(dbFile(), { gatherMs: 3_600_000 });
+    await store.saveRun(makeRun('a', 'b1')); // the first write does not wait
+    let saved = false;
+    const b = store.saveRun(makeRun('b', 'b1')).then(() => (saved = true));
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(saved).toBe(false);
+    store.flushRuns(); // without it, b would wait an hour (and the test time out)
+    await b;
+    expect((await store.loadRuns()).map((r) => r.runId)).toEqual(['a', 'b']);
+    await store.close();
+  });
+
   it('shares one instance between stores on the same file in one process', async () => {
     const file = dbFile();
     const writer = await openStore(file);
