@@ -19,4 +19,15 @@ describe('multiSearch', () => {
       }),
     );
   });
+
+  it('from an index on, finds exactly the strings that occur in the text from there', () => {
+    const unit = fc.constantFrom('a', 'b', 'c', 'é');
+    fc.assert(
+      fc.property(fc.array(fc.string({ unit, maxLength: 4 }), { maxLength: 8 }), fc.string({ unit, maxLength: 40 }), fc.nat(45), (strings, t, from) => {
+        const expected = strings.flatMap((s, i) => (s !== '' && t.slice(from).includes(s) ? [i] : []));
+        expect([...multiSearch(strings).find(t, from)].sort((a, b) => a - b)).toEqual(expected);
+        expect(multiSearch(strings).longest).toBe(Math.max(0, ...strings.map((s) => s.length)));
+      }),
+    );
+  });
 });

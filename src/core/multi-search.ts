@@ -5,8 +5,10 @@
  */
 
 export interface MultiSearch {
-  /** The indexes (into the strings it was built from) of those that occur in `text`. */
-  find(text: string): Set<number>;
+  /** The indexes (into the strings it was built from) of those that occur in `text` (from index `from` on). */
+  find(text: string, from?: number): Set<number>;
+  /** The longest string's length: a string found in a + b that is in neither lies within this - 1 of their seam. */
+  readonly longest: number;
 }
 
 /** A search for `strings` (empty strings never match). */
@@ -44,12 +46,22 @@ export function multiSearch(strings: readonly string[]): MultiSearch {
       queue.push(child);
     }
   }
+  // The root's moves by code unit (0: none). The search spends most of a text at the root (no string
+  // begun), where this array read replaces a Map lookup per character.
+  const fromRoot = new Uint32Array(65_536);
+  for (const [code, child] of next[0]!) fromRoot[code] = child;
   return {
-    find(text) {
+    longest: strings.reduce((n, s) => Math.max(n, s.length), 0),
+    find(text, from = 0) {
       const found = new Set<number>();
       let node = 0;
-      for (let i = 0; i < text.length; i++) {
+      for (let i = from; i < text.length; i++) {
         const code = text.charCodeAt(i);
+        if (node === 0) {
+          node = fromRoot[code]!;
+          for (const index of out[node]!) found.add(index);
+          continue;
+        }
         let child = next[node]!.get(code);
         while (child === undefined && node !== 0) {
           node = fail[node]!;

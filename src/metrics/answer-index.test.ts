@@ -20,16 +20,34 @@ describe('indexStore', () => {
     expect(files.holding('timeout = 4711').read('/x.txt')).toBe('nothing');
   });
 
-  it('gives judgeProbe the verdict the whole store gives, for any writes and rewrites', () => {
+  it('finds a string an append completes across the seam, and keeps what the file held before', () => {
+    const files = indexStore(createOffloadStore(), ['abc', 'xy']);
+    files.write('/conversation_history/h.md', 'xy ab');
+    files.write('/conversation_history/h.md', 'xy abc'); // appended: only the seam and the new text are searched
+    expect(files.holding('abc').list()).toEqual(['/conversation_history/h.md']);
+    expect(files.holding('xy').list()).toEqual(['/conversation_history/h.md']);
+    files.write('/conversation_history/h.md', 'abc'); // rewritten: what it held before is forgotten
+    expect(files.holding('xy').list()).toEqual([]);
+  });
+
+  it('gives judgeProbe the verdict the whole store gives, for any writes, rewrites and appends', () => {
     const unit = fc.constantFrom('q', 'z', '"', '\\', '-'); // none in POINTER: every verdict comes from the files
-    const write = fc.record({ path: fc.constantFrom('/conversation_history/1.json', '/conversation_history/2.md', '/tool_outputs/t.txt', '/other/o.txt'), content: fc.string({ unit, maxLength: 30 }) });
+    const paths = fc.constantFrom('/conversation_history/1.json', '/conversation_history/2.md', '/tool_outputs/t.txt', '/other/o.txt');
+    // An append writes the file's content with text added (as an archive is written at each summary).
+    const write = fc.record({ path: paths, content: fc.string({ unit, maxLength: 30 }), append: fc.boolean() });
     fc.assert(
-      fc.property(fc.array(fc.string({ unit, minLength: 1, maxLength: 4 }), { minLength: 1, maxLength: 6 }), fc.array(write, { maxLength: 8 }), (answers, writes) => {
+      fc.property(fc.array(fc.string({ unit, minLength: 1, maxLength: 4 }), { minLength: 1, maxLength: 6 }), fc.array(write, { maxLength: 12 }), (answers, writes) => {
         const plain = createOffloadStore();
         const indexed = indexStore(createOffloadStore(), answers);
-        for (const w of writes) [plain, indexed].forEach((s) => s.write(w.path, w.content));
+        for (const w of writes) {
+          const content = w.append ? (plain.read(w.path) ?? '') + w.content : w.content;
+          [plain, indexed].forEach((s) => s.write(w.path, content));
+        }
         for (const answer of answers) {
           expect(judgeProbe(answer, [POINTER], indexed.holding(answer), new Set())).toEqual(judgeProbe(answer, [POINTER], plain, new Set()));
+          const escaped = JSON.stringify(answer).slice(1, -1);
+          const holding = plain.list().filter((f) => plain.read(f)!.includes(answer) || plain.read(f)!.includes(escaped));
+          expect(indexed.holding(answer).list()).toEqual(holding);
         }
       }),
     );

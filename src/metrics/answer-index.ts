@@ -23,9 +23,15 @@ export function indexStore(store: OffloadStore, strings: Iterable<string>): Inde
   const read = (path: string): string | undefined => store.read(path);
   return {
     write(path, content) {
+      const before = store.read(path);
       const at = store.write(path, content);
-      for (const p of patternsIn.get(at) ?? []) filesWith[p]!.delete(at);
-      const found = search.find(content);
+      const had = patternsIn.get(at) ?? new Set<number>();
+      // Appended to (a conversation archive, written whole at every summary): only the new text and the
+      // seam are searched, not the whole file again.
+      const appended = before !== undefined && content.length >= before.length && content.startsWith(before);
+      const found = appended ? search.find(content, Math.max(0, before.length - search.longest + 1)) : search.find(content);
+      if (appended) had.forEach((p) => found.add(p));
+      else for (const p of had) filesWith[p]!.delete(at);
       patternsIn.set(at, found);
       for (const p of found) filesWith[p]!.add(at);
       return at;
