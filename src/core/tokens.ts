@@ -7,7 +7,9 @@
  */
 import { unchangedPrefix } from './append-only.js';
 import type { Message } from './messages.js';
+import { joinParts, lineStarts, partsOf, type TextPart } from './composed-text.js';
 import { pieceCounter } from './piece-count.js';
+import { isWhitespace } from './whitespace.js';
 import { sendsTools, toolsText, type ToolDefinition } from './tools.js';
 
 export const ENCODINGS = ['o200k_base', 'cl100k_base', 'chars4'] as const;
@@ -56,16 +58,6 @@ const loaders: Record<Exclude<Encoding, 'chars4'>, () => Promise<CountFn>> = {
  * on the worst repetitive text; README "Token accounting").
  */
 export const MAX_RUN_CHARS = 1024;
-
-/** JavaScript's \s, which the tokenizers' pre-tokenizer patterns split on. */
-function isWhitespace(code: number): boolean {
-  if (code <= 0x20) return code === 0x20 || (code >= 0x09 && code <= 0x0d);
-  if (code < 0xa0) return false;
-  return (
-    code === 0xa0 || code === 0x1680 || (code >= 0x2000 && code <= 0x200a) || code === 0x2028 || code === 0x2029 ||
-    code === 0x202f || code === 0x205f || code === 0x3000 || code === 0xfeff
-  );
-}
 
 /**
  * The places where `text` is cut so that no run of whitespace, and no run of anything else, is longer
@@ -127,10 +119,13 @@ export function counterFrom(encoding: Encoding, count: CountFn, cache = new Weak
     stats.chars += text.length;
     return count(text);
   };
+  // One token per four characters is not a sum over parts: chars4 counts the joined text.
+  const countParts = encoding === 'chars4' ? (parts: readonly TextPart[]) => countText(joinParts(parts)) : partCounting(countText);
   const countMessage = (message: Message): number => {
     const cached = cache.get(message);
     if (cached !== undefined) return cached;
-    let tokens = PER_MESSAGE_TOKENS + countText(message.content);
+    const parts = partsOf(message);
+    let tokens = PER_MESSAGE_TOKENS + (parts === undefined ? countText(message.content) : countParts(parts));
     if (message.role === 'assistant') {
       for (const call of message.toolCalls) {
         tokens += PER_TOOL_CALL_TOKENS + countText(call.name) + countText(call.arguments);
@@ -140,6 +135,42 @@ export function counterFrom(encoding: Encoding, count: CountFn, cache = new Weak
     return tokens;
   };
   return { encoding, countText, countMessage, ...contextCounting(countMessage), toolTokens: 0, stats };
+}
+
+/**
+ * The count of parts joined (composed-text.ts), each quote's text between its first and last line
+ * start counted once per owner: the rest (literals, and each quote's first and last lines, which
+ * join the text around them) is counted as the text it makes, cut at those line starts.
+ */
+function partCounting(countText: CountFn): (parts: readonly TextPart[]) => number {
+  const inner = new WeakMap<object, { readonly first: number; readonly last: number; readonly tokens: number } | null>();
+  const innerOf = (owner: object, text: string) => {
+    let known = inner.get(owner);
+    if (known === undefined) {
+      const cuts = lineStarts(text);
+      known = cuts === undefined ? null : { ...cuts, tokens: countText(text.slice(cuts.first, cuts.last)) };
+      inner.set(owner, known);
+    }
+    return known;
+  };
+  return (parts) => {
+    let total = 0;
+    let pending = ''; // text since the last cut
+    for (const part of parts) {
+      if (typeof part === 'string') {
+        pending += part;
+        continue;
+      }
+      const cut = innerOf(part.owner, part.text);
+      if (cut === null) {
+        pending += part.text;
+        continue;
+      }
+      total += countText(pending + part.text.slice(0, cut.first)) + cut.tokens;
+      pending = part.text.slice(cut.last);
+    }
+    return total + countText(pending);
+  };
 }
 
 /**

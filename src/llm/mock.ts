@@ -10,6 +10,7 @@
  *   of them is kept, so a long span loses facts to length too, from everywhere in it.
  * - Faults for tests: fail, or answer with a tool call, for the purposes named.
  */
+import { partsOf } from '../core/composed-text.js';
 import { extractFacts, seededUnit } from '../core/facts.js';
 import { assistantMessage, strategyOrigin, type Message } from '../core/messages.js';
 import { PER_MESSAGE_TOKENS, type TokenCounter } from '../core/tokens.js';
@@ -43,6 +44,7 @@ export function describeMock(options: Params): string {
 
 export function createMockBackend(counter: TokenCounter, options: MockOptions = {}): Backend & { readonly options: Params } {
   const settings = { ...MOCK_DEFAULTS, ...options };
+  const summarize = summaryWriter(counter, settings);
   let auxiliary = 0;
   return {
     name: 'mock',
@@ -67,7 +69,7 @@ export function createMockBackend(counter: TokenCounter, options: MockOptions = 
       const origin = strategyOrigin('mock', request.purpose);
       const message = settings.toolCallPurposes?.includes(request.purpose)
         ? assistantMessage({ id, origin, content: '', toolCalls: [{ id: `${id}:call`, name: 'bash', arguments: '{"command":"ls"}' }] })
-        : assistantMessage({ id, origin, content: answerProbeRequest(request.messages) ?? writeSummary(request.messages, request.expect, counter, settings) });
+        : assistantMessage({ id, origin, content: answerProbeRequest(request.messages) ?? summarize(request.messages, request.expect) });
       return { message, usage: usage(message), usageSource: 'local' };
     },
   };
@@ -81,25 +83,129 @@ export interface Settings {
   readonly seed: number;
 }
 
+/** A line of a span that holds facts; `entry` is its summary line, once written. */
+interface FactLine {
+  readonly line: string;
+  readonly facts: readonly string[];
+  entry?: Entry | undefined;
+}
+
+/** A summary line (the dropped facts cut out) and its tokens with its newline. */
+interface Entry {
+  readonly text: string;
+  readonly cost: number;
+}
+
 /**
- * The lines of the span that carry a fact the seeded draw keeps, each line once. Facts the draw drops
- * are cut out of the lines that are kept, so each fact survives with probability `recall` exactly,
- * whatever else shares its line.
+ * Reads a span's lines, as `text.split("\n")` over each message's content and each call's arguments
+ * would, calling `visit` on those that hold facts. A message's own text, and a text a composed message
+ * quotes (core/composed-text.ts: the turns a summary request renders), is split and searched for facts
+ * once per owner: every summarizing strategy sends the same messages, each rendered its own way.
  */
-function keptLines(span: readonly Message[], settings: Settings): string[] {
-  const text = span.flatMap((m) => [m.content, ...(m.role === 'assistant' ? m.toolCalls.map((c) => c.arguments) : [])]);
-  const keeps = (fact: string): boolean => seededUnit(settings.seed, fact) < settings.recall;
-  const seen = new Set<string>();
-  const kept: string[] = [];
-  for (const line of text.flatMap((t) => t.split('\n'))) {
+function spanReader(): (span: readonly Message[], visit: (line: FactLine) => void) => void {
+  const byOwner = new WeakMap<object, readonly (FactLine | undefined)[]>();
+  const read = (line: string): FactLine | undefined => {
     const facts = extractFacts(line);
-    const fresh = facts.filter((f) => !seen.has(f));
-    fresh.forEach((f) => seen.add(f));
-    if (!fresh.some(keeps)) continue;
-    const redacted = facts.filter((f) => !keeps(f)).reduce((l, f) => l.split(f).join('[...]'), line.trim());
-    kept.push(`- ${redacted.slice(0, 160)}`);
-  }
-  return kept;
+    return facts.length === 0 ? undefined : { line, facts };
+  };
+  const linesOf = (owner: object, text: string): readonly (FactLine | undefined)[] => {
+    let lines = byOwner.get(owner);
+    if (lines === undefined) byOwner.set(owner, (lines = text.split('\n').map(read)));
+    return lines;
+  };
+  return (span, visit) => {
+    const own = (owner: object, text: string): void => {
+      for (const line of linesOf(owner, text)) if (line !== undefined) visit(line);
+    };
+    const fresh = (line: string): void => {
+      const found = read(line);
+      if (found !== undefined) visit(found);
+    };
+    for (const m of span) {
+      const parts = partsOf(m);
+      if (parts === undefined) {
+        own(m, m.content);
+        if (m.role === 'assistant') m.toolCalls.forEach((c) => own(c, c.arguments));
+        continue;
+      }
+      // A composed text: a quote's inner lines are its own; its first and last join the text around.
+      let pending = '';
+      for (const part of parts) {
+        const text = typeof part === 'string' ? part : part.text;
+        const first = text.indexOf('\n');
+        if (first < 0) {
+          pending += text;
+          continue;
+        }
+        const last = text.lastIndexOf('\n');
+        fresh(pending + text.slice(0, first));
+        if (typeof part === 'string') text.slice(first + 1, last + 1).split('\n').slice(0, -1).forEach(fresh);
+        else linesOf(part.owner, text).slice(1, -1).forEach((line) => line !== undefined && visit(line));
+        pending = text.slice(last + 1);
+      }
+      fresh(pending);
+    }
+  };
+}
+
+/**
+ * A summary writer (see writeSummary) that remembers, per message, what it read of its lines: for a
+ * backend that answers many summary requests quoting the same messages.
+ */
+export function summaryWriter(counter: TokenCounter, settings: Settings): (messages: readonly Message[], expect: ExpectedAnswer | undefined) => string {
+  const readSpan = spanReader();
+  const keeps = (fact: string): boolean => seededUnit(settings.seed, fact) < settings.recall;
+  const entryOf = (line: FactLine): Entry => {
+    if (line.entry === undefined) {
+      const redacted = line.facts.filter((f) => !keeps(f)).reduce((l, f) => l.split(f).join('[...]'), line.line.trim());
+      const text = `- ${redacted.slice(0, 160)}`;
+      line.entry = { text, cost: counter.countText(`${text}\n`) };
+    }
+    return line.entry;
+  };
+  /**
+   * The lines of the span that carry a fact the seeded draw keeps, each line once. Facts the draw drops
+   * are cut out of the lines that are kept, so each fact survives with probability `recall` exactly,
+   * whatever else shares its line.
+   */
+  const keptLines = (span: readonly Message[]): Entry[] => {
+    const seen = new Set<string>();
+    const kept: Entry[] = [];
+    readSpan(span, (line) => {
+      let fresh = false;
+      for (const fact of line.facts) {
+        if (seen.has(fact)) continue;
+        seen.add(fact);
+        fresh ||= keeps(fact);
+      }
+      if (fresh) kept.push(entryOf(line));
+    });
+    return kept;
+  };
+  return (messages, expect) => {
+    const { sections, wrap } = expect ?? DEFAULT_SECTIONS;
+    // The last message is the instruction ("summarize ..."); everything before it is the span.
+    const span = messages.slice(0, -1).filter((m) => m.role !== 'system');
+    const frame = wrap ? [`<${wrap}>`, `</${wrap}>`] : [];
+    const headings = sections.map((h) => `## ${h}`);
+    let budget = settings.summaryTokens - counter.countText([...frame, ...headings].join('\n'));
+    const lines = keptLines(span);
+    // Too long for the budget: keep an evenly spread share of the span, not just its beginning.
+    const needed = lines.reduce((sum, l) => sum + l.cost, 0);
+    const share = needed <= budget ? 1 : budget / needed;
+    const bySection = sections.map(() => [] as string[]);
+    let credit = 1 - share; // the first line (usually the task) is always kept
+    let kept = 0;
+    for (const { text, cost } of lines) {
+      credit += share;
+      if (credit < 1 || cost > budget) continue;
+      credit -= 1;
+      budget -= cost;
+      bySection[kept++ % sections.length]!.push(text);
+    }
+    const body = headings.flatMap((h, i) => [h, ...bySection[i]!]);
+    return wrap ? [frame[0]!, ...body, frame[1]!].join('\n') : body.join('\n');
+  };
 }
 
 /**
@@ -107,26 +213,5 @@ function keptLines(span: readonly Message[], settings: Settings): string[] {
  * Exported for the local model server (src/server), which answers summary requests the same way.
  */
 export function writeSummary(messages: readonly Message[], expect: ExpectedAnswer | undefined, counter: TokenCounter, settings: Settings): string {
-  const { sections, wrap } = expect ?? DEFAULT_SECTIONS;
-  // The last message is the instruction ("summarize ..."); everything before it is the span.
-  const span = messages.slice(0, -1).filter((m) => m.role !== 'system');
-  const frame = wrap ? [`<${wrap}>`, `</${wrap}>`] : [];
-  const headings = sections.map((h) => `## ${h}`);
-  let budget = settings.summaryTokens - counter.countText([...frame, ...headings].join('\n'));
-  const lines = keptLines(span, settings).map((line) => ({ line, cost: counter.countText(`${line}\n`) }));
-  // Too long for the budget: keep an evenly spread share of the span, not just its beginning.
-  const needed = lines.reduce((sum, l) => sum + l.cost, 0);
-  const share = needed <= budget ? 1 : budget / needed;
-  const bySection = sections.map(() => [] as string[]);
-  let credit = 1 - share; // the first line (usually the task) is always kept
-  let kept = 0;
-  for (const { line, cost } of lines) {
-    credit += share;
-    if (credit < 1 || cost > budget) continue;
-    credit -= 1;
-    budget -= cost;
-    bySection[kept++ % sections.length]!.push(line);
-  }
-  const body = headings.flatMap((h, i) => [h, ...bySection[i]!]);
-  return wrap ? [frame[0]!, ...body, frame[1]!].join('\n') : body.join('\n');
+  return summaryWriter(counter, settings)(messages, expect);
 }

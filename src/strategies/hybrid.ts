@@ -27,6 +27,7 @@
  * says "following these instructions" instead of "from the beginning of the prompt"; the pressure
  * trigger above; results of the latest assistant turn are never masked.
  */
+import { composedUserMessage, joinedParts, quote, type TextPart } from '../core/composed-text.js';
 import { turns } from '../core/cut-points.js';
 import { assistantMessage, strategyOrigin, userMessage, type Message } from '../core/messages.js';
 import type { ParamSpecs, ParamsOf } from '../core/params.js';
@@ -107,29 +108,32 @@ export function layout(messages: readonly Message[]): Layout {
 }
 
 /** One turn in the paper's `<TURN-i>` form: ROLE: content lines, each call as an ACTION line. */
-function turnText(turn: readonly Message[], index: number): string {
-  const lines = turn.flatMap((m) => [
-    `${m.role.toUpperCase()}: ${m.content}`,
-    ...(m.role === 'assistant' ? m.toolCalls.map((c) => `ACTION: ${c.name} ${c.arguments}`) : []),
+function turnParts(turn: readonly Message[], index: number): TextPart[] {
+  const lines = turn.flatMap((m): TextPart[][] => [
+    [`${m.role.toUpperCase()}: `, quote(m, m.content)],
+    ...(m.role === 'assistant' ? m.toolCalls.map((c) => [`ACTION: ${c.name} `, quote(c, c.arguments)]) : []),
   ]);
-  return `\n<TURN-${index}>\n${lines.join('\n')}\n\n</TURN-${index}>\n`;
+  return [`\n<TURN-${index}>\n`, ...joinedParts(lines, '\n'), `\n\n</TURN-${index}>\n`];
 }
 
 /** What the summarizer is told about earlier work: the previous checkpoint, or the problem statement. */
-function summaryContext(head: readonly Message[], summary: Message | undefined): string {
-  if (summary) return `<PREVIOUS_CHECKPOINT>\n${summary.content}\n</PREVIOUS_CHECKPOINT>\n`;
+function summaryContext(head: readonly Message[], summary: Message | undefined): TextPart[] {
+  if (summary) return ['<PREVIOUS_CHECKPOINT>\n', quote(summary, summary.content), '\n</PREVIOUS_CHECKPOINT>\n'];
   const task = head.find((m) => m.role === 'user');
-  return task ? `<PROBLEM_STATEMENT>\n${task.content}\n</PROBLEM_STATEMENT>\n` : '';
+  return task ? ['<PROBLEM_STATEMENT>\n', quote(task, task.content), '\n</PROBLEM_STATEMENT>\n'] : [];
 }
 
-/** The tool-less summary request: system prompt, the turns as text, the instruction last. */
+/**
+ * The tool-less summary request: system prompt, the turns as text, the instruction last. The turns'
+ * text is composed of the messages' own (composed-text.ts): counted and read once per message.
+ */
 export function summaryRequest(view: Layout, turns: readonly (readonly Message[])[], step: number): Message[] {
   const system = view.head[0]?.role === 'system' ? [view.head[0]] : [];
-  const body = summaryContext(view.head, view.summary) + turns.map(turnText).join('');
+  const body = [...summaryContext(view.head, view.summary), ...turns.flatMap(turnParts)];
   const origin = strategyOrigin(NAME, 'summary-request');
   return [
     ...system,
-    userMessage({ id: `${NAME}:summary-turns:${step}`, content: body, origin }),
+    composedUserMessage({ id: `${NAME}:summary-turns:${step}`, origin }, body),
     userMessage({ id: `${NAME}:summary-instruction:${step}`, content: `${SUMMARY_TEMPLATE}\n\n${CALL_TO_ACTION}`, origin }),
   ];
 }

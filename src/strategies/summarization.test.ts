@@ -1,4 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest';
+import { joinParts } from '../core/composed-text.js';
 import { checkOrder, checkPairing } from '../core/pairing.js';
 import type { Message } from '../core/messages.js';
 import { createTokenCounter, type TokenCounter } from '../core/tokens.js';
@@ -16,7 +17,7 @@ import { PRESETS } from './presets.js';
 import { summarizationStrategy, SUMMARIZERS, type SummarizationParams } from './summarization.js';
 import { heuristicSummary, summaryMessageText, VALIS_SUMMARY_PROMPT } from './parts/summarizers/valis.js';
 import { CODEX_SUMMARY_PREFIX, CODEX_SUMMARY_PROMPT } from './parts/summarizers/codex.js';
-import { GOOSE_CONTINUATION, GOOSE_SUMMARY_PROMPT, gooseText } from './parts/summarizers/goose.js';
+import { GOOSE_CONTINUATION, GOOSE_SUMMARY_PROMPT, gooseParts } from './parts/summarizers/goose.js';
 import { DEEPAGENTS_HISTORY_FILE } from './parts/summarizers/deepagents.js';
 import { AuxiliaryCallError, type AuxiliaryLlm, type AuxiliaryRequest, resolveStrategyParams, type StrategyInput } from '../core/strategy.js';
 
@@ -231,7 +232,7 @@ describe('summarization', () => {
       const refusing: AuxiliaryLlm = (request) => (refusals++ < 2 ? Promise.reject(new AuxiliaryCallError('overflow', 'too big')) : llm(request));
       const result = await plan(h, windowAt(h, 0.96), goose, { llm: refusing });
       const [request] = requests; // the third attempt: 20% of 3 responses is 1, Goose's middle - 1: the first
-      expect(request!.messages[1]!.content).toBe(gooseText([task, h[2]!, h[4]!, h[5]!, h[6]!, h[7]!]));
+      expect(request!.messages[1]!.content).toBe(joinParts(gooseParts([task, h[2]!, h[4]!, h[5]!, h[6]!, h[7]!])));
       expect(request!.messages[1]!.content).toMatch(/^\[user\]: Fix parse_config in src\/config\.py\n\[assistant\]: Next step\.\ntool_request\(bash\): \{\}\n\[assistant\]: Next step\.\ntool_request\(read_file\): \{\}\n\[user\]: tool_response: src\/b\//);
       expect(request!.messages[2]!.content).toBe(GOOSE_SUMMARY_PROMPT);
       expect(result.events[0]!.detail).toBe('7 messages summarized (LLM summary, 20% of the tool responses left out of its request to fit), 1 kept');

@@ -3,6 +3,7 @@
  * step can be undone) and as markdown (readable, searchable with grep), in the offload store under
  * /conversation_history/. Shared by any strategy that replaces history and wants it recoverable.
  */
+import { joinedParts, joinParts, partText, quote, type TextPart } from '../../core/composed-text.js';
 import type { Message } from '../../core/messages.js';
 import type { OffloadStore } from '../../core/offload-store.js';
 
@@ -10,23 +11,27 @@ import type { OffloadStore } from '../../core/offload-store.js';
 const MARKDOWN_MESSAGE_CHARS = 2000;
 
 /** A message's text: its content, and for an assistant its tool calls (the seed printed the parts). */
-function messageText(m: Message): string {
-  const calls = m.role === 'assistant' ? m.toolCalls.map((c) => `[tool call ${c.name} (${c.id}): ${c.arguments}]`) : [];
-  return [m.content, ...calls].filter((t) => t !== '').join('\n');
+function messageParts(m: Message): TextPart[] {
+  const calls = m.role === 'assistant' ? m.toolCalls.map((c): TextPart[] => [`[tool call ${c.name} (${c.id}): `, quote(c, c.arguments), ']']) : [];
+  return joinedParts([...(m.content === '' ? [] : [[quote(m, m.content)]]), ...calls], '\n');
 }
 
 /** Seed 002's _messages_to_markdown: a heading per message, each cut at 2,000 characters. */
-export function conversationMarkdown(messages: readonly Message[]): string {
-  const lines = ['# Conversation History\n'];
+export function conversationMarkdownParts(messages: readonly Message[]): TextPart[] {
+  const lines: TextPart[][] = [['# Conversation History\n']];
   messages.forEach((m, i) => {
-    const text = messageText(m);
-    lines.push(`## Message ${i + 1} (${m.role})\n`);
-    lines.push(text.slice(0, MARKDOWN_MESSAGE_CHARS));
-    if (text.length > MARKDOWN_MESSAGE_CHARS) lines.push('\n[truncated...]');
-    lines.push('\n');
+    const parts = messageParts(m);
+    const length = parts.reduce((n, p) => n + partText(p).length, 0);
+    lines.push([`## Message ${i + 1} (${m.role})\n`]);
+    if (length <= MARKDOWN_MESSAGE_CHARS) lines.push(parts);
+    else lines.push([joinParts(parts).slice(0, MARKDOWN_MESSAGE_CHARS)], ['\n[truncated...]']);
+    lines.push(['\n']);
   });
-  return lines.join('\n');
+  return joinedParts(lines, '\n');
 }
+
+/** conversationMarkdownParts' text. */
+export const conversationMarkdown = (messages: readonly Message[]): string => joinParts(conversationMarkdownParts(messages));
 
 export interface ArchivedConversation {
   readonly json: string;

@@ -4,6 +4,7 @@
  * what the summary replaces, and where the summary goes in the new context. One file per system in
  * summarizers/.
  */
+import { composedUserMessage, type TextPart } from '../../core/composed-text.js';
 import { strategyOrigin, systemMessage, userMessage, type Message } from '../../core/messages.js';
 import type { StrategyInput } from '../../core/strategy.js';
 
@@ -50,7 +51,11 @@ export function summaryMessage({ strategy, input }: SummaryCall, role: 'system' 
   return role === 'system' ? systemMessage(fields) : userMessage(fields);
 }
 
-/** A user message of the summary request (`part`: "summary-input", "summary-prompt"). */
-export function requestMessage({ strategy, input }: SummaryCall, part: string, content: string): Message {
-  return userMessage({ id: `${strategy}:${part}:${input.step}`, content, origin: strategyOrigin(strategy, 'summary-request') });
+/**
+ * A user message of the summary request (`part`: "summary-input", "summary-prompt"); its content as
+ * parts when it quotes messages (core/composed-text.ts: counted and read once per message).
+ */
+export function requestMessage({ strategy, input }: SummaryCall, part: string, content: string | readonly TextPart[]): Message {
+  const fields = { id: `${strategy}:${part}:${input.step}`, origin: strategyOrigin(strategy, 'summary-request') };
+  return typeof content === 'string' ? userMessage({ ...fields, content }) : composedUserMessage(fields, content);
 }

@@ -13,6 +13,7 @@
  * in whole rounds, and are not made to start on a user message (LangChain's `start_on="human"`, which
  * on an agent that only calls tools can leave nothing to summarize).
  */
+import { joinedParts, joinParts, quote, type TextPart } from '../../../core/composed-text.js';
 import { tailStart } from '../../../core/cut-points.js';
 import type { Message } from '../../../core/messages.js';
 import { AuxiliaryCallError } from '../../../core/strategy.js';
@@ -34,14 +35,16 @@ const SECTIONS = ['Extracted Context'];
 const ROLES = { system: 'System', user: 'Human', assistant: 'AI', tool: 'Tool' } as const;
 
 /** LangChain `get_buffer_string`: `Role: content` per message, a call as `name(arguments)`. */
-export function bufferText(messages: readonly Message[]): string {
-  return messages
-    .map((m) => {
-      const calls = m.role === 'assistant' ? m.toolCalls.map((c) => `${c.name}(${c.arguments})`) : [];
-      return `${ROLES[m.role]}: ${[m.content, ...calls].filter((t) => t !== '').join('\n')}`;
-    })
-    .join('\n');
+export function bufferParts(messages: readonly Message[]): TextPart[] {
+  const lines = messages.map((m): TextPart[] => {
+    const calls = m.role === 'assistant' ? m.toolCalls.map((c): TextPart[] => [`${c.name}(`, quote(c, c.arguments), ')']) : [];
+    return [`${ROLES[m.role]}: `, ...joinedParts([...(m.content === '' ? [] : [[quote(m, m.content)]]), ...calls], '\n')];
+  });
+  return joinedParts(lines, '\n');
 }
+
+/** bufferParts' text. */
+export const bufferText = (messages: readonly Message[]): string => joinParts(bufferParts(messages));
 
 /** deepagents' summary message: where the full history is, then the summary in <summary> tags. */
 export function deepagentsSummaryText(historyFile: string, summary: string): string {
@@ -60,7 +63,7 @@ export const deepagentsSummarizer: Summarizer = {
   async summarize(call) {
     const { input, span } = call;
     const trimmed = span.slice(tailStart(span, input.counter, { budget: TRIM_TOKENS }));
-    const messages = [...call.prefix, requestMessage(call, 'summary-input', bufferText(trimmed)), requestMessage(call, 'summary-prompt', DEEPAGENTS_SUMMARY_PROMPT)];
+    const messages = [...call.prefix, requestMessage(call, 'summary-input', bufferParts(trimmed)), requestMessage(call, 'summary-prompt', DEEPAGENTS_SUMMARY_PROMPT)];
     const read = trimmed.length < span.length ? ` of the last ${trimmed.length} of ${span.length} messages (${TRIM_TOKENS.toLocaleString('en-US')} tokens)` : '';
     try {
       const answer = await input.llm({ messages, purpose: 'summary', expect: { sections: SECTIONS } });

@@ -11,6 +11,7 @@
  * rendered conversation goes in a user message before the prompt, after the agent's system prompt
  * (Goose puts it inside a system prompt of its own), so every request starts with the system prompt.
  */
+import { joinedParts, quote, type TextPart } from '../../../core/composed-text.js';
 import { assistantMessage, strategyOrigin, type Message } from '../../../core/messages.js';
 import { AuxiliaryCallError } from '../../../core/strategy.js';
 import { middleOutSelection } from '../middle-out.js';
@@ -53,14 +54,15 @@ const REMOVAL_LEVELS = [0, 10, 20, 50, 100] as const;
 const SECTIONS = ['Goal', 'Constraints & Preferences', 'Progress', 'Key Decisions', 'Next Steps', 'Critical Context'];
 
 /** Goose `format_message_for_compacting`, one line per message (a tool response is a user message in Goose). */
-export function gooseText(messages: readonly Message[]): string {
-  return messages
-    .map((m) => {
-      const parts = m.role === 'tool' ? [`tool_response: ${m.content}`] : [m.content, ...(m.role === 'assistant' ? m.toolCalls.map((c) => `tool_request(${c.name}): ${c.arguments}`) : [])];
-      const text = parts.filter((p) => p !== '').join('\n');
-      return `[${m.role === 'assistant' ? 'assistant' : 'user'}]: ${text === '' ? '<empty message>' : text}`;
-    })
-    .join('\n');
+export function gooseParts(messages: readonly Message[]): TextPart[] {
+  const lines = messages.map((m): TextPart[] => {
+    const items: TextPart[][] =
+      m.role === 'tool'
+        ? [['tool_response: ', quote(m, m.content)]]
+        : [...(m.content === '' ? [] : [[quote(m, m.content)]]), ...(m.role === 'assistant' ? m.toolCalls.map((c) => [`tool_request(${c.name}): `, quote(c, c.arguments)]) : [])];
+    return [`[${m.role === 'assistant' ? 'assistant' : 'user'}]: `, ...(items.length === 0 ? ['<empty message>'] : joinedParts(items, '\n'))];
+  });
+  return joinedParts(lines, '\n');
 }
 
 /** `messages` without the tool responses Goose leaves out at `level` percent, middle-out. */
@@ -75,7 +77,7 @@ export const gooseSummarizer: Summarizer = {
 
   async summarize(call) {
     for (const level of REMOVAL_LEVELS) {
-      const conversation = gooseText(withoutToolResponses(call.span, level));
+      const conversation = gooseParts(withoutToolResponses(call.span, level));
       const messages = [...call.prefix, requestMessage(call, 'summary-input', conversation), requestMessage(call, 'summary-prompt', GOOSE_SUMMARY_PROMPT)];
       try {
         const answer = await call.input.llm({ messages, purpose: 'summary', expect: { sections: SECTIONS } });

@@ -6,7 +6,7 @@
  */
 import type { Message } from '../../../core/messages.js';
 import { AuxiliaryCallError } from '../../../core/strategy.js';
-import { archiveConversation, conversationMarkdown } from '../conversation-archive.js';
+import { archiveConversation, conversationMarkdownParts } from '../conversation-archive.js';
 import { argumentsObject } from '../message-edits.js';
 import { requestMessage, summaryMessage, type Summarizer } from '../summarizer.js';
 
@@ -82,7 +82,7 @@ export const valisSummarizer: Summarizer = {
 
   async summarize(call) {
     // Tool-less and pairing-free: the span goes as text (the seed's markdown), then the instruction.
-    const messages = [...call.prefix, requestMessage(call, 'summary-input', conversationMarkdown(call.span)), requestMessage(call, 'summary-prompt', VALIS_SUMMARY_PROMPT)];
+    const messages = [...call.prefix, requestMessage(call, 'summary-input', conversationMarkdownParts(call.span)), requestMessage(call, 'summary-prompt', VALIS_SUMMARY_PROMPT)];
     try {
       const answer = await call.input.llm({ messages, purpose: 'summary', expect: { sections: SECTIONS } });
       return { text: answer.text, how: 'LLM summary' };

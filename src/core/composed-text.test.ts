@@ -1,0 +1,53 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { composedUserMessage, joinParts, lineStarts, partsOf, quote, type TextPart } from './composed-text.js';
+import { userMessage } from './messages.js';
+import { createTokenCounter, PER_MESSAGE_TOKENS, type Encoding } from './tokens.js';
+
+const ORIGIN = { source: 'strategy', strategy: 'test', action: 'summary-request' } as const;
+
+describe('lineStarts', () => {
+  it('gives the first and last place after a newline that neither whitespace nor "/" follows', () => {
+    expect(lineStarts('a\nb\nc')).toEqual({ first: 2, last: 4 });
+    expect(lineStarts('a\n b\n/c\nd\n')).toEqual({ first: 8, last: 8 });
+    expect(lineStarts('a\n b\n/c\n')).toBeUndefined();
+  });
+});
+
+// The units texts are drawn from: line breaks, whitespace, "/", letters of both cases, digits,
+// punctuation, an apostrophe (contractions), non-ASCII letters and a surrogate pair.
+const unit = fc.constantFrom('\n', '\n', ' ', '\t', '\r', '/', 'a', 'Z', 'é', '中', '1', '.', ':', '<', "'", 's', '😀', 'USER: ');
+const text = fc.oneof(
+  { weight: 5, arbitrary: fc.string({ unit, maxLength: 40 }) },
+  // Runs longer than tokens.ts cuts at (1,024 characters).
+  { weight: 1, arbitrary: fc.tuple(fc.constantFrom(' ', 'x', '\n'), fc.integer({ min: 1000, max: 2100 }), fc.string({ unit, maxLength: 8 })).map(([c, n, tail]) => c.repeat(n) + tail) },
+);
+
+describe('composed messages', () => {
+  it('keep their parts and their text', () => {
+    const owner = userMessage({ id: 'm', content: 'one\ntwo\nthree' });
+    const m = composedUserMessage({ id: 'r', origin: ORIGIN }, ['USER: ', quote(owner, owner.content), '\n']);
+    expect(m.content).toBe('USER: one\ntwo\nthree\n');
+    expect(partsOf(m)).toHaveLength(3);
+    expect(partsOf(owner)).toBeUndefined();
+  });
+
+  for (const encoding of ['o200k_base', 'cl100k_base', 'chars4'] as Encoding[]) {
+    it(`count as their text does (${encoding}), quotes counted once per owner`, async () => {
+      const counter = await createTokenCounter(encoding);
+      fc.assert(
+        fc.property(fc.array(text, { minLength: 1, maxLength: 4 }), fc.array(fc.tuple(fc.boolean(), fc.nat(3), text), { maxLength: 8 }), (quoted, layout) => {
+          // The same owners in every message: their counts are remembered from the first.
+          const owners = quoted.map((t, i) => ({ owner: { i }, text: t }));
+          const parts: TextPart[] = layout.map(([isQuote, i, literal]) => (isQuote ? quote(owners[i % owners.length]!.owner, owners[i % owners.length]!.text) : literal));
+          for (let round = 0; round < 2; round++) {
+            const m = composedUserMessage({ id: `r${round}`, origin: ORIGIN }, parts);
+            expect(m.content).toBe(joinParts(parts));
+            expect(counter.countMessage(m)).toBe(PER_MESSAGE_TOKENS + counter.countText(m.content));
+          }
+        }),
+        { numRuns: 300 },
+      );
+    });
+  }
+});

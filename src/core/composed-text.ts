@@ -1,0 +1,75 @@
+/**
+ * Text assembled from other texts: a summary request renders turns that were counted and read as
+ * messages already ("USER: <content>", one turn after another). Built from parts, such a text is
+ * counted (tokens.ts) and read (the mock's summaries) part by part, and a part that is a message's
+ * own text is counted and read once per thread, not once per request that quotes it: every
+ * summarizing strategy quotes the same scenario messages.
+ *
+ * Exact by construction: a BPE piece never spans a line start (see `lineStarts`), so a text's count
+ * is the sum of its counts cut at line starts, whatever surrounds them.
+ */
+import { userMessage, type Message, type UserMessage } from './messages.js';
+import { isWhitespace } from './whitespace.js';
+
+/**
+ * A quoted text and the object it belongs to (the message whose content it is, or the tool call
+ * whose arguments): what counts and facts of it are remembered by. `text` must be that object's text,
+ * unchanged (a cut text is a literal part).
+ */
+export interface Quote {
+  readonly owner: object;
+  readonly text: string;
+}
+
+export type TextPart = string | Quote;
+
+export const quote = (owner: object, text: string): Quote => ({ owner, text });
+
+export const partText = (part: TextPart): string => (typeof part === 'string' ? part : part.text);
+
+/** Each item's parts, `separator` between them: parts for `items.map(join).join(separator)`. */
+export function joinedParts(items: readonly (readonly TextPart[])[], separator: string): TextPart[] {
+  return items.flatMap((parts, i) => (i === 0 ? parts : [separator, ...parts]));
+}
+
+/** The text the parts make. */
+export const joinParts = (parts: readonly TextPart[]): string => parts.map(partText).join('');
+
+/** Messages made from parts, with their parts (weakly: the message's life). */
+const composed = new WeakMap<Message, readonly TextPart[]>();
+
+/** A user message whose content is `parts` joined, remembered with its parts. */
+export function composedUserMessage(fields: { readonly id: string; readonly origin: UserMessage['origin'] }, parts: readonly TextPart[]): UserMessage {
+  const message = userMessage({ ...fields, content: joinParts(parts) });
+  composed.set(message, parts);
+  return message;
+}
+
+/** The parts `message`'s content was made of; undefined for any other message. */
+export const partsOf = (message: Message): readonly TextPart[] | undefined => composed.get(message);
+
+/**
+ * Where `text` may be cut without changing its token count: after a "\n" that a character other than
+ * whitespace or "/" follows. No alternative of the o200k_base or cl100k_base pre-tokenizer pattern
+ * matches a piece holding a "\n" and then such a character (only whitespace, and "/" after
+ * punctuation in o200k_base, may follow a newline within a piece), and the pattern looks back at
+ * nothing, so the pieces after the cut are the text's own. The first and the last such place (the
+ * same when there is one), or undefined when there is none.
+ */
+export function lineStarts(text: string): { readonly first: number; readonly last: number } | undefined {
+  let first = -1;
+  for (let nl = text.indexOf('\n'); nl >= 0 && nl < text.length - 1; nl = text.indexOf('\n', nl + 1)) {
+    if (cutsAfter(text.charCodeAt(nl + 1))) {
+      first = nl + 1;
+      break;
+    }
+  }
+  if (first < 0) return undefined;
+  for (let nl = text.lastIndexOf('\n', text.length - 2); nl + 1 >= first; nl = text.lastIndexOf('\n', nl - 1)) {
+    if (cutsAfter(text.charCodeAt(nl + 1))) return { first, last: nl + 1 };
+  }
+  return undefined;
+}
+
+/** A character a piece holding the newline before it cannot take: neither whitespace nor "/". */
+const cutsAfter = (code: number): boolean => code !== 0x2f && !isWhitespace(code);
