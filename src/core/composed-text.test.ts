@@ -36,9 +36,16 @@ describe('composed messages', () => {
     it(`count as their text does (${encoding}), quotes counted once per owner`, async () => {
       const counter = await createTokenCounter(encoding);
       fc.assert(
-        fc.property(fc.array(text, { minLength: 1, maxLength: 4 }), fc.array(fc.tuple(fc.boolean(), fc.nat(3), text), { maxLength: 8 }), (quoted, layout) => {
-          // The same owners in every message: their counts are remembered from the first.
-          const owners = quoted.map((t, i) => ({ owner: { i }, text: t }));
+        fc.property(fc.array(text, { minLength: 1, maxLength: 6 }), fc.array(fc.tuple(fc.boolean(), fc.nat(5), text), { maxLength: 8 }), (quoted, layout) => {
+          // The same owners in every message: their counts are remembered from the first. Every other
+          // owner is a message (its inner count derived from its own count, itself counted beforehand
+          // every fourth), the rest other objects (a tool call's arguments).
+          const owners = quoted.map((t, i) => {
+            if (i % 2 === 0) return { owner: { i }, text: t };
+            const m = userMessage({ id: `o${i}`, content: t });
+            if (i % 4 === 1) counter.countMessage(m);
+            return { owner: m, text: m.content };
+          });
           const parts: TextPart[] = layout.map(([isQuote, i, literal]) => (isQuote ? quote(owners[i % owners.length]!.owner, owners[i % owners.length]!.text) : literal));
           for (let round = 0; round < 2; round++) {
             const m = composedUserMessage({ id: `r${round}`, origin: ORIGIN }, parts);

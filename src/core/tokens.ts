@@ -120,7 +120,7 @@ export function counterFrom(encoding: Encoding, count: CountFn, cache = new Weak
     return count(text);
   };
   // One token per four characters is not a sum over parts: chars4 counts the joined text.
-  const countParts = encoding === 'chars4' ? (parts: readonly TextPart[]) => countText(joinParts(parts)) : partCounting(countText);
+  const countParts = encoding === 'chars4' ? (parts: readonly TextPart[]) => countText(joinParts(parts)) : partCounting(countText, (owner, text) => contentTokens(owner, text));
   const countMessage = (message: Message): number => {
     const cached = cache.get(message);
     if (cached !== undefined) return cached;
@@ -134,6 +134,12 @@ export function counterFrom(encoding: Encoding, count: CountFn, cache = new Weak
     cache.set(message, tokens);
     return tokens;
   };
+  /** A message's content tokens from its count (counted already, or in another thread), when its content is all it counts. */
+  const contentTokens = (owner: object, text: string): number | undefined => {
+    const m = owner as Partial<Message>;
+    if (m.content !== text || m.role === undefined || (m.role === 'assistant' && (m.toolCalls?.length ?? 0) > 0)) return undefined;
+    return countMessage(m as Message) - PER_MESSAGE_TOKENS;
+  };
   return { encoding, countText, countMessage, ...contextCounting(countMessage), toolTokens: 0, stats };
 }
 
@@ -142,13 +148,19 @@ export function counterFrom(encoding: Encoding, count: CountFn, cache = new Weak
  * start counted once per owner: the rest (literals, and each quote's first and last lines, which
  * join the text around them) is counted as the text it makes, cut at those line starts.
  */
-function partCounting(countText: CountFn): (parts: readonly TextPart[]) => number {
+function partCounting(countText: CountFn, contentTokens: (owner: object, text: string) => number | undefined): (parts: readonly TextPart[]) => number {
   const inner = new WeakMap<object, { readonly first: number; readonly last: number; readonly tokens: number } | null>();
+  // The inner lines' count: a message's content count (usually known: every scenario message is
+  // counted before its replay) less its first and last lines', else counted.
+  const innerTokens = (owner: object, text: string, first: number, last: number): number => {
+    const whole = contentTokens(owner, text);
+    return whole === undefined ? countText(text.slice(first, last)) : whole - countText(text.slice(0, first)) - countText(text.slice(last));
+  };
   const innerOf = (owner: object, text: string) => {
     let known = inner.get(owner);
     if (known === undefined) {
       const cuts = lineStarts(text);
-      known = cuts === undefined ? null : { ...cuts, tokens: countText(text.slice(cuts.first, cuts.last)) };
+      known = cuts === undefined ? null : { ...cuts, tokens: innerTokens(owner, text, cuts.first, cuts.last) };
       inner.set(owner, known);
     }
     return known;

@@ -5,7 +5,7 @@ import { createTokenCounter, type TokenCounter } from '../core/tokens.js';
 
 import { loadScenario } from '../scenarios/load.js';
 import type { Scenario } from '../scenarios/scenario.js';
-import { CLEARED_PLACEHOLDER, clearToolResults, clearToolResultsStrategy, lineCount, linesOmitted, toolNames } from './clear-tool-results.js';
+import { clearAppended, CLEARED_PLACEHOLDER, type Clearing, clearToolResults, clearToolResultsStrategy, lineCount, linesOmitted, toolNames } from './clear-tool-results.js';
 import { select } from './index.js';
 import { defaultParams, describeRange, paramEntries, type Params, parseAssignment, resolveParams } from '../core/params.js';
 import { PRESETS } from './presets.js';
@@ -235,6 +235,39 @@ describe('clear-tool-results', () => {
       const { run } = await replay(scenario, 16_384, presetParams('anthropic-clear-tool-uses'));
       expect(run.summary.status).toBe('overflow');
       expect(run.events.map((e) => e.kind)).toEqual(['overflow']);
+    });
+  });
+
+  describe('clearAppended', () => {
+    it('gives, step by step over a growing history, what clearToolResults gives on each whole history', async () => {
+      const { scenario } = await loadScenario(REAL_SCENARIO);
+      const names = [...new Set(tools(scenario.messages).map((m) => m.name))];
+      for (const [keep, placeholder, excluded] of [[0, 'cleared', ''], [3, 'lines-omitted', names[0] ?? ''], [10, 'cleared', '']] as const) {
+        const options = { strategy: NAME, keep, placeholder, excludeTools: toolNames(excluded), memo: new WeakMap<Message, Message>() };
+        let clearing: Clearing | undefined;
+        for (let length = 1; length <= scenario.messages.length; length++) {
+          // A new array each step, as the strategy's history is (the same messages, appended to).
+          const history = scenario.messages.slice(0, length);
+          const whole = clearToolResults(history, counter, options);
+          clearing = clearAppended(clearing, history, counter, options);
+          expect(clearing.messages).toEqual(whole.messages);
+          clearing.messages.forEach((m, i) => expect(m).toBe(whole.messages[i]));
+          expect(clearing.events).toEqual(whole.events);
+          expect(clearing.freed).toBe(whole.freed);
+        }
+        expect(clearing!.events.length).toBeGreaterThan(0);
+      }
+    });
+
+    it('starts over from a history that does not extend the last one', () => {
+      const options = { strategy: NAME, keep: 0, placeholder: 'cleared', memo: new WeakMap<Message, Message>() } as const;
+      const first = clearAppended(undefined, history('bash', 'grep'), counter, options);
+      const other = history('cat', 'ls', 'sed');
+      const next = clearAppended(first, other, counter, options);
+      const whole = clearToolResults(other, counter, options);
+      expect(next.messages).toEqual(whole.messages);
+      expect(next.events).toEqual(whole.events);
+      expect(next.events.map((e) => e.messageId)).toEqual(tools(other).slice(0, -1).map((m) => m.id)); // the latest turn's result is unseen
     });
   });
 

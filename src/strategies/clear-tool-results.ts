@@ -133,6 +133,54 @@ export function clearToolResults(messages: readonly Message[], counter: TokenCou
   return { messages: out, events, freed, originals };
 }
 
+/** The last clearing of a growing history, to go on from (clearAppended). */
+export interface Clearing {
+  /** The messages cleared; clearAppended goes on from them while they are the next history's prefix. */
+  readonly input: readonly Message[];
+  readonly inputLength: number;
+  readonly messages: readonly Message[];
+  /** One per result replaced, in the order of the messages. */
+  readonly events: readonly StrategyEvent[];
+  readonly freed: number;
+  /** Index of the last result replaced (-1: none). */
+  readonly lastTarget: number;
+}
+
+/**
+ * clearToolResults(history) (without `clearToolInputs`), given the clearing of an earlier history
+ * that `history` extends by appending: the results cleared then are taken over as they were and only
+ * the ones clearable since are cleared (targets only grow as a history grows: more results are older
+ * than the last `keep`, and the latest assistant turn only moves on). Per request, then, the work is
+ * the new results, not all results again: a replay of n steps costs O(n) clearings, not O(n^2).
+ */
+export function clearAppended(previous: Clearing | undefined, history: readonly Message[], counter: TokenCounter, options: ClearOptions): Clearing {
+  const continues = previous !== undefined && previous.inputLength <= history.length && sharesPrefix(history, previous.input, previous.inputLength);
+  const from: Omit<Clearing, 'input'> = continues ? previous : { messages: [], events: [], freed: 0, lastTarget: -1, inputLength: 0 };
+  const messages = from.messages.concat(history.slice(from.inputLength));
+  const events = from.events.slice();
+  let { freed, lastTarget } = from;
+  for (const i of clearable(history, options)) {
+    if (i <= from.lastTarget) continue;
+    const m = history[i]!;
+    if (m.role !== 'tool') continue;
+    const cleared = options.memo?.get(m) ?? withContent(m, placeholderFor(options.placeholder, m.content), strategyOrigin(options.strategy, CLEARED_ACTION));
+    options.memo?.set(m, cleared);
+    const before = counter.countMessage(m);
+    const after = counter.countMessage(cleared);
+    messages[i] = cleared;
+    freed += before - after;
+    lastTarget = i;
+    events.push({ kind: 'masked', messageId: m.id, detail: `${m.name} output cleared`, tokensBefore: before, tokensAfter: after });
+  }
+  return { input: history, inputLength: history.length, messages, events, freed, lastTarget };
+}
+
+/** Whether `messages` starts with the first `length` messages of `prefix`, the same objects. */
+function sharesPrefix(messages: readonly Message[], prefix: readonly Message[], length: number): boolean {
+  for (let i = 0; i < length; i++) if (messages[i] !== prefix[i]) return false;
+  return true;
+}
+
 /** Tool names: letters, digits, `_ . : -`, comma-separated. */
 const TOOL_LIST = /^[\w.:\-, ]*$/;
 
@@ -152,19 +200,28 @@ export const clearToolResultsStrategy = defineStrategy({
     const options: ClearOptions = { strategy: NAME, keep: p.keep, placeholder: p.placeholder, excludeTools: toolNames(p.excludeTools), clearToolInputs: p.clearToolInputs, memo: new WeakMap() };
     let history: readonly Message[] = []; // the full, unedited history, as the client keeps it
     let sentEdited = false; // the last request was edited, so the session holds the edited copy
-    let clearedLast = new Set<string>(); // what the last request cleared: events name only what is new
+    // What the requests sent edited since the last one sent unedited have reported: events name only
+    // what is new (targets only grow, so this is what the last request cleared).
+    const reported = new Set<string>();
+    let clearing: Clearing | undefined; // the last clearing of the history, to go on from
     return {
       beforeRequest(input) {
         const { messages, counter } = input;
         // The session's messages are the last request plus what was appended since.
         history = sentEdited ? history.concat(messages.slice(input.appendedFrom)) : messages;
-        const outcome = p.triggerTokens > 0 && counter.countContext(history) <= p.triggerTokens ? undefined : clearToolResults(history, counter, options);
+        let outcome: Pick<Clearing, 'messages' | 'events' | 'freed'> | undefined;
+        if (p.triggerTokens === 0 || counter.countContext(history) > p.triggerTokens) {
+          if (p.clearToolInputs) outcome = clearToolResults(history, counter, options);
+          else outcome = clearing = clearAppended(clearing, history, counter, options);
+        }
         if (!outcome || outcome.events.length === 0 || (p.clearAtLeast > 0 && outcome.freed < p.clearAtLeast)) {
-          [sentEdited, clearedLast] = [false, new Set()];
+          sentEdited = false;
+          reported.clear();
           return { messages: history };
         }
-        const events = outcome.events.filter((e) => !clearedLast.has(e.messageId!));
-        [sentEdited, clearedLast] = [true, new Set(outcome.events.map((e) => e.messageId!))];
+        const events = outcome.events.filter((e) => !reported.has(e.messageId!));
+        events.forEach((e) => reported.add(e.messageId!));
+        sentEdited = true;
         return { messages: outcome.messages, events };
       },
     };
