@@ -8,15 +8,21 @@ const ORIGIN = { source: 'strategy', strategy: 'test', action: 'summary-request'
 
 describe('lineStarts', () => {
   it('gives the first and last place after a newline that neither whitespace nor "/" follows', () => {
-    expect(lineStarts('a\nb\nc')).toEqual({ first: 2, last: 4 });
-    expect(lineStarts('a\n b\n/c\nd\n')).toEqual({ first: 8, last: 8 });
-    expect(lineStarts('a\n b\n/c\n')).toBeUndefined();
+    expect(lineStarts('a\nb\nc', 1024)).toEqual({ first: 2, last: 4 });
+    expect(lineStarts('a\n\n/c\n \nd\n', 1024)).toEqual({ first: 8, last: 8 });
+    expect(lineStarts('a\n \n/c\n', 1024)).toBeUndefined();
+  });
+
+  it('cuts before an indented line, unless its whitespace holds another line break or reaches the run limit', () => {
+    expect(lineStarts('def f():\n    return 1\n  \n  x', 1024)).toEqual({ first: 9, last: 25 });
+    expect(lineStarts('x\n  ', 1024)).toBeUndefined(); // what follows the indent is not known
+    expect(lineStarts('a\n        b\nc', 8)).toEqual({ first: 12, last: 12 });
   });
 });
 
 // The units texts are drawn from: line breaks, whitespace, "/", letters of both cases, digits,
 // punctuation, an apostrophe (contractions), non-ASCII letters and a surrogate pair.
-const unit = fc.constantFrom('\n', '\n', ' ', '\t', '\r', '/', 'a', 'Z', 'é', '中', '1', '.', ':', '<', "'", 's', '😀', 'USER: ');
+const unit = fc.constantFrom('\n', '\n', ' ', '    ', '\t', '\r', '\u2028', '\v', '/', 'a', 'Z', 'é', '中', '1', '.', ':', '<', "'", 's', '😀', 'USER: ');
 const text = fc.oneof(
   { weight: 5, arbitrary: fc.string({ unit, maxLength: 40 }) },
   // Runs longer than tokens.ts cuts at (1,024 characters).

@@ -49,27 +49,40 @@ export function composedUserMessage(fields: { readonly id: string; readonly orig
 export const partsOf = (message: Message): readonly TextPart[] | undefined => composed.get(message);
 
 /**
- * Where `text` may be cut without changing its token count: after a "\n" that a character other than
- * whitespace or "/" follows. No alternative of the o200k_base or cl100k_base pre-tokenizer pattern
- * matches a piece holding a "\n" and then such a character (only whitespace, and "/" after
- * punctuation in o200k_base, may follow a newline within a piece), and the pattern looks back at
- * nothing, so the pieces after the cut are the text's own. The first and the last such place (the
- * same when there is one), or undefined when there is none.
+ * Where `text` may be cut without changing its token count (each side counted alone, with runs cut
+ * at `maxRun` as tokens.ts counts): after a "\n" that neither "/" nor whitespace holding another line
+ * break follows, where the whitespace around it is shorter than `maxRun`. In the o200k_base and
+ * cl100k_base pre-tokenizer patterns only `\s*[\r\n]+` (up to the last line break of a whitespace
+ * run) and punctuation's trailing `[\r\n/]*` (`[\r\n]*` in cl100k_base) match a piece holding a
+ * "\n" and more; neither reaches past it there, and the patterns look back at nothing, so the pieces
+ * after the cut are the text's own. Indented lines start a piece too (the newline's piece ends before
+ * their indent). The first and the last such place (the same when there is one), or undefined.
  */
-export function lineStarts(text: string): { readonly first: number; readonly last: number } | undefined {
+export function lineStarts(text: string, maxRun: number): { readonly first: number; readonly last: number } | undefined {
   let first = -1;
   for (let nl = text.indexOf('\n'); nl >= 0 && nl < text.length - 1; nl = text.indexOf('\n', nl + 1)) {
-    if (cutsAfter(text.charCodeAt(nl + 1))) {
+    if (cutsAfter(text, nl, maxRun)) {
       first = nl + 1;
       break;
     }
   }
   if (first < 0) return undefined;
   for (let nl = text.lastIndexOf('\n', text.length - 2); nl + 1 >= first; nl = text.lastIndexOf('\n', nl - 1)) {
-    if (cutsAfter(text.charCodeAt(nl + 1))) return { first, last: nl + 1 };
+    if (cutsAfter(text, nl, maxRun)) return { first, last: nl + 1 };
   }
   return undefined;
 }
 
-/** A character a piece holding the newline before it cannot take: neither whitespace nor "/". */
-const cutsAfter = (code: number): boolean => code !== 0x2f && !isWhitespace(code);
+/** Whether `text` may be cut after the "\n" at `nl` (see lineStarts). */
+function cutsAfter(text: string, nl: number, maxRun: number): boolean {
+  if (text.charCodeAt(nl + 1) === 0x2f) return false; // "/"
+  let end = nl + 1;
+  for (; end < text.length && isWhitespace(text.charCodeAt(end)); end++) {
+    const code = text.charCodeAt(end);
+    if (code === 0x0a || code === 0x0d || end - nl >= maxRun) return false;
+  }
+  let start = nl;
+  while (start > 0 && isWhitespace(text.charCodeAt(start - 1)) && end - start < maxRun) start--;
+  // The whitespace must end and start within `text`: what comes next to it is not known here.
+  return end < text.length && start > 0 && end - start < maxRun;
+}

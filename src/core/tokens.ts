@@ -159,7 +159,7 @@ function partCounting(countText: CountFn, contentTokens: (owner: object, text: s
   const innerOf = (owner: object, text: string) => {
     let known = inner.get(owner);
     if (known === undefined) {
-      const cuts = lineStarts(text);
+      const cuts = lineStarts(text, MAX_RUN_CHARS);
       known = cuts === undefined ? null : { ...cuts, tokens: innerTokens(owner, text, cuts.first, cuts.last) };
       inner.set(owner, known);
     }
