@@ -81,9 +81,12 @@ export interface ClearOutcome {
 export const CLEARED_ACTION = 'cleared';
 const isCleared = (m: Message): boolean => m.origin.source === 'strategy' && m.origin.action === CLEARED_ACTION;
 
-/** Indices of the tool results to clear: all but the last `keep`, unseen ones, excluded tools and already-cleared ones. */
-function clearable(messages: readonly Message[], options: ClearOptions): number[] {
-  const tools = messages.flatMap((m, i) => (m.role === 'tool' ? [i] : []));
+/** Indices (from `from` on) of the tool results to clear: all but the last `keep`, unseen ones, excluded tools and already-cleared ones. */
+function clearable(messages: readonly Message[], options: ClearOptions, from = 0): number[] {
+  // From `from` on: the last `keep` results of the whole are the last `keep` of any suffix that has
+  // that many (and a suffix with fewer holds none older than them).
+  const tools: number[] = [];
+  for (let i = from; i < messages.length; i++) if (messages[i]!.role === 'tool') tools.push(i);
   const older = tools.slice(0, Math.max(0, tools.length - options.keep));
   const limit = unseenFrom(messages);
   return older.filter((i) => {
@@ -159,8 +162,7 @@ export function clearAppended(previous: Clearing | undefined, history: readonly 
   const messages = from.messages.concat(history.slice(from.inputLength));
   const events = from.events.slice();
   let { freed, lastTarget } = from;
-  for (const i of clearable(history, options)) {
-    if (i <= from.lastTarget) continue;
+  for (const i of clearable(history, options, from.lastTarget + 1)) {
     const m = history[i]!;
     if (m.role !== 'tool') continue;
     const cleared = options.memo?.get(m) ?? withContent(m, placeholderFor(options.placeholder, m.content), strategyOrigin(options.strategy, CLEARED_ACTION));
