@@ -21,7 +21,7 @@
  * whatever `keep` says, since the model has not seen them yet (as in `masking`).
  */
 import { unseenFrom } from '../core/cut-points.js';
-import { strategyOrigin, withContent, type Message } from '../core/messages.js';
+import { strategyOrigin, withContent, type Message, type ToolMessage } from '../core/messages.js';
 import { defineStrategy, type StrategyEvent } from '../core/strategy.js';
 import type { TokenCounter } from '../core/tokens.js';
 import { withToolArguments } from './parts/message-edits.js';
@@ -95,6 +95,15 @@ function clearable(messages: readonly Message[], options: ClearOptions, from = 0
   });
 }
 
+/** A tool result replaced by its placeholder (the memo's copy, when it has one), its event and the tokens that frees. */
+function clearResult(m: ToolMessage, counter: TokenCounter, options: ClearOptions): { readonly cleared: Message; readonly event: StrategyEvent; readonly freed: number } {
+  const cleared = options.memo?.get(m) ?? withContent(m, placeholderFor(options.placeholder, m.content), strategyOrigin(options.strategy, CLEARED_ACTION));
+  options.memo?.set(m, cleared);
+  const before = counter.countMessage(m);
+  const after = counter.countMessage(cleared);
+  return { cleared, freed: before - after, event: { kind: 'masked', messageId: m.id, detail: `${m.name} output cleared`, tokensBefore: before, tokensAfter: after } };
+}
+
 /**
  * Replaces the content of older tool results with a placeholder (ids kept), and with
  * `clearToolInputs` the arguments of their calls with `{}`. Pure: returns new arrays and messages.
@@ -110,15 +119,12 @@ export function clearToolResults(messages: readonly Message[], counter: TokenCou
   for (const i of targets) {
     const m = messages[i]!;
     if (m.role !== 'tool') continue;
-    const cleared = options.memo?.get(m) ?? withContent(m, placeholderFor(options.placeholder, m.content), strategyOrigin(options.strategy, CLEARED_ACTION));
-    options.memo?.set(m, cleared);
-    const before = counter.countMessage(m);
-    const after = counter.countMessage(cleared);
-    out[i] = cleared;
+    const result = clearResult(m, counter, options);
+    out[i] = result.cleared;
     originals.set(m.id, m);
     clearedCalls.add(m.toolCallId);
-    freed += before - after;
-    events.push({ kind: 'masked', messageId: m.id, detail: `${m.name} output cleared`, tokensBefore: before, tokensAfter: after });
+    freed += result.freed;
+    events.push(result.event);
   }
   if (options.clearToolInputs) {
     out.forEach((m, i) => {
@@ -165,14 +171,11 @@ export function clearAppended(previous: Clearing | undefined, history: readonly 
   for (const i of clearable(history, options, from.lastTarget + 1)) {
     const m = history[i]!;
     if (m.role !== 'tool') continue;
-    const cleared = options.memo?.get(m) ?? withContent(m, placeholderFor(options.placeholder, m.content), strategyOrigin(options.strategy, CLEARED_ACTION));
-    options.memo?.set(m, cleared);
-    const before = counter.countMessage(m);
-    const after = counter.countMessage(cleared);
-    messages[i] = cleared;
-    freed += before - after;
+    const result = clearResult(m, counter, options);
+    messages[i] = result.cleared;
+    freed += result.freed;
     lastTarget = i;
-    events.push({ kind: 'masked', messageId: m.id, detail: `${m.name} output cleared`, tokensBefore: before, tokensAfter: after });
+    events.push(result.event);
   }
   return { input: history, inputLength: history.length, messages, events, freed, lastTarget };
 }
