@@ -160,9 +160,11 @@ describe('bench run --resume', () => {
 
   it('a second process on a results file in use gets one line, not a stack trace', async () => {
     const locked: CliResult[] = [];
-    // Every strategy over the bundled scenarios (about 4 s more after its first run): still running
-    // when the other two processes, started together, try.
-    const signal = await killAfter(/\[1\/\d+\]/, ['-s', 'all', '--no-report', '--db', 'busy.duckdb'], async () => {
+    // Every strategy over 4 generated scenarios of 1,000 steps (60 long runs, about 10 s on 2 worker
+    // threads once the first is saved): still running when the other two processes, started
+    // together, try. (The bundled matrix, 180 short runs, once ended first on a busy machine.)
+    expect(bench(['scenarios', 'gen', '--count', '4', '--steps', '1000', '-o', 'long/'], cwd).code).toBe(0);
+    const signal = await killAfter(/\[1\/\d+\]/, ['-s', 'all', '--scenario', 'long', '--no-report', '--db', 'busy.duckdb'], async () => {
       locked.push(...(await Promise.all([benchAsync(['report', '--db', 'busy.duckdb'], cwd), benchAsync(['merge', 'busy.duckdb', '-o', 'busy-copy.duckdb'], cwd)])));
     });
     expect(signal).toBe('SIGKILL');
