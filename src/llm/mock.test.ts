@@ -1,6 +1,8 @@
+import fc from 'fast-check';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { composedUserMessage, quote, type TextPart } from '../core/composed-text.js';
 import { extractFacts } from '../core/facts.js';
-import { assistantMessage, systemMessage, userMessage, type Message } from '../core/messages.js';
+import { assistantMessage, strategyOrigin, systemMessage, userMessage, type Message } from '../core/messages.js';
 import { PER_MESSAGE_TOKENS, createTokenCounter, type TokenCounter } from '../core/tokens.js';
 import { createMockBackend, describeMock, MOCK_DEFAULTS, type MockOptions } from './mock.js';
 import type { ChatRequest, ExpectedAnswer } from '../core/backend.js';
@@ -177,4 +179,25 @@ describe('mock LLM', () => {
       PLAIN_LINES.forEach((line) => expect(extractFacts(line)).toEqual([]));
     });
   });
+
+  it('summarizes a composed request (a summary request quoting messages) as it does the same text sent plain, for any quotes', async () => {
+    const unit = fc.constantFrom('\n', ' ', 'opened ', 'src/a_b.py', 'line 4711', 'FooBar', 'x', '\n  ');
+    const text = fc.string({ unit, maxLength: 12 });
+    await fc.assert(
+      fc.asyncProperty(fc.array(text, { minLength: 1, maxLength: 4 }), fc.array(fc.tuple(fc.boolean(), fc.nat(3), text), { maxLength: 8 }), async (quoted, layout) => {
+        const owners = quoted.map((t, i) => userMessage({ id: `q${i}`, content: t }));
+        const parts: TextPart[] = layout.map(([isQuote, i, literal]) => (isQuote ? quote(owners[i % owners.length]!, owners[i % owners.length]!.content) : literal));
+        // One backend for both rounds and both forms: what it remembers of the quoted messages is reused.
+        const backend = createMockBackend(counter);
+        for (let round = 0; round < 2; round++) {
+          const composed = composedUserMessage({ id: `c${round}`, origin: strategyOrigin('test', 'summary-request') }, parts);
+          const plain = userMessage({ id: `p${round}`, content: composed.content });
+          const ask = async (m: Message) => (await backend.complete({ messages: [m, instruction], purpose: 'summary', expect: SECTIONS })).message.content;
+          expect(await ask(composed)).toBe(await ask(plain));
+        }
+      }),
+      { numRuns: 200 },
+    );
+  });
 });
+
