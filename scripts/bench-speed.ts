@@ -54,7 +54,7 @@
  * run (on this project's 2-core machine, other sessions' test suites), so the fastest run is the one
  * that measured the code rather than its neighbours. Each timed pass starts as a fresh `bench run` would:
  * scenarios loaded anew (untimed; the replay caches per-scenario work on the scenario object), a fresh
- * token counter, gpt-tokenizer's merge cache cleared, a collected heap. The script re-executes itself
+ * token counter (its piece memo empty), a collected heap. The script re-executes itself
  * under `node --expose-gc` when `gc` is not exposed.
  *
  * Time budget: the linearity sizes get what the bundled checks leave of ~2 minutes (27 s with --quick);
@@ -71,7 +71,6 @@ import { loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { performance } from 'node:perf_hooks';
-import { clearMergeCache } from 'gpt-tokenizer/encoding/o200k_base';
 import { openBackend } from '../src/cli/backend.js';
 import { BUNDLED_SCENARIOS, PACKAGE_ROOT } from '../src/cli/paths.js';
 import type { Message } from '../src/core/messages.js';
@@ -123,8 +122,8 @@ const TARGET_NAIVE = 20;
 const NAIVE_STRIDE = QUICK ? 3 : 1;
 const TARGET_MEMORY_FACTOR = 3;
 /**
- * Growth not proportional to the content: gpt-tokenizer's merge cache (an LRU of up to 100,000
- * chunk -> tokens entries, about 10 MiB when full; empty at the baseline), V8 code and feedback of the
+ * Growth not proportional to the content: the counter's piece memo (piece-count.ts: up to 200,000
+ * piece -> tokens entries; empty at the baseline), V8 code and feedback of the
  * strategy/metric modules compiled on first use, and the run records (StepRecord, events), which grow
  * with steps, not characters.
  */
@@ -154,10 +153,9 @@ const collect = (): void => {
 // ---------------------------------------------------------------------------------------------
 // Helpers
 
-/** One timed pass: `setup` untimed (fresh scenario objects), then a cold merge cache and a collected heap. */
+/** One timed pass: `setup` untimed (fresh scenario objects and counter), then a collected heap. */
 async function measure<T>(setup: () => Promise<T> | T, run: (input: T) => Promise<unknown> | unknown): Promise<number> {
   const input = await setup();
-  clearMergeCache();
   collect();
   const t0 = performance.now();
   await run(input);

@@ -1,40 +1,95 @@
 /**
- * Exact BPE token counts, piece by piece, with one lookup per piece seen before.
+ * Exact BPE token counts, piece by piece, over a shared rank table (rank-table.ts), with one lookup
+ * per piece seen before.
  *
- * gpt-tokenizer's countTokens splits a text with its pre-tokenizer pattern into pieces and adds, per
- * piece, 1 when the piece is one token (a lookup in its 200k-entry rank map) or the length of its
- * byte-pair merge (through an LRU cache that deletes and re-inserts its entry on every hit). A replay
- * counts the same pieces over and over (a summary request re-sends turns already counted as
- * messages), so this counts each piece through one memo of its count: the same sum, about half the
- * time on the generated scenarios' content. It runs on the library's own pattern, rank map and merge,
- * so the counts are the library's (tests compare them on real and random text).
+ * This is gpt-tokenizer's countTokens (version 4) with special tokens counted as text: the text is
+ * split with the encoding's pre-tokenizer pattern into pieces; a piece that is a token (its whole
+ * string is in the table) counts 1, else the number of parts its bytes' byte-pair merge ends with
+ * (the lowest-ranked adjacent pair merged first, the leftmost of equals). A replay counts the same
+ * pieces over and over (a summary request re-sends turns already counted as messages), so each
+ * piece's count is remembered. Tests compare with gpt-tokenizer on real and random text.
  */
+import { CL100K_TOKEN_SPLIT_REGEX, O200K_TOKEN_SPLIT_REGEX } from 'gpt-tokenizer/encodingParams/constants';
+import { exactRank, NO_RANK, partRank, type RankTable } from './rank-table.js';
 
-/** The parts of gpt-tokenizer 4's BytePairEncodingCore a count needs (private in its types). */
-interface EncodingCore {
-  readonly tokenSplitRegex: RegExp;
-  readonly bytePairStringRankEncoder: ReadonlyMap<string, number>;
-  bytePairEncode(piece: string): readonly number[];
-  setMergeCacheSize(size: number): void;
-}
+const SPLIT_PATTERNS = { o200k_base: O200K_TOKEN_SPLIT_REGEX, cl100k_base: CL100K_TOKEN_SPLIT_REGEX } as const;
 
-/** Pieces remembered before the memo starts over (the library's own merge cache holds 100,000). */
+/** Pieces remembered before the memo starts over. */
 const MEMO_PIECES = 200_000;
 
-/**
- * A count function over `encoding` (gpt-tokenizer's default export of an encoding module); it
- * counts special-token text such as "<|endoftext|>" as plain text, as countTokens does with no
- * special token allowed or disallowed.
- */
-export function pieceCounter(encoding: unknown): (text: string) => number {
-  const core = (encoding as { bytePairEncodingCoreProcessor?: EncodingCore }).bytePairEncodingCoreProcessor;
-  if (!(core?.tokenSplitRegex instanceof RegExp) || !(core.bytePairStringRankEncoder instanceof Map) || typeof core.bytePairEncode !== 'function') {
-    throw new Error('gpt-tokenizer is not the version ctxbench was built for (4.0.0): its encoder has no tokenSplitRegex, rank map or bytePairEncode');
-  }
-  core.setMergeCacheSize(0); // the memo below holds what its cache would
-  const pattern = new RegExp(core.tokenSplitRegex); // own lastIndex, not the library's
-  const ranks = core.bytePairStringRankEncoder;
+/** Above every rank: a pair that is no token. */
+const NEVER = 0x7fffffff;
+
+/** A count function over `table`; it counts special-token text such as "<|endoftext|>" as plain text. */
+export function pieceCounter(table: RankTable): (text: string) => number {
+  const pattern = new RegExp(SPLIT_PATTERNS[table.encoding]); // own lastIndex
+  const encoder = new TextEncoder();
+  let key = new Uint8Array(256); // the piece's UTF-8 bytes
+  let starts = new Int32Array(257); // the merge's part boundaries
+  let ranks = new Int32Array(257); // ranks[i]: the rank of parts i and i + 1 merged
   const memo = new Map<string, number>();
+
+  /** The piece's bytes into `key`, and its length; negative when the piece holds a lone surrogate (never a whole token). */
+  const encode = (piece: string): number => {
+    if (key.length < piece.length * 3) key = new Uint8Array(piece.length * 3);
+    let lone = false;
+    for (let i = 0; i < piece.length; i++) {
+      const code = piece.charCodeAt(i);
+      if (code < 0x80) {
+        key[i] = code;
+        continue;
+      }
+      for (let j = i; j < piece.length; j++) {
+        const c = piece.charCodeAt(j);
+        if (c >= 0xd800 && c <= 0xdbff && j + 1 < piece.length && (piece.charCodeAt(j + 1) & 0xfc00) === 0xdc00) j++;
+        else if (c >= 0xd800 && c <= 0xdfff) lone = true;
+      }
+      const length = encoder.encodeInto(piece, key).written;
+      return lone ? -length : length;
+    }
+    return piece.length;
+  };
+
+  /** The number of parts the byte-pair merge of key[0, length) ends with. */
+  const mergedParts = (length: number): number => {
+    if (starts.length <= length) {
+      starts = new Int32Array(length + 1);
+      ranks = new Int32Array(length + 1);
+    }
+    let parts = length + 1; // entries in starts (and ranks)
+    const pairRank = (i: number): number => (i + 2 < parts ? rankOr(starts[i]!, starts[i + 2]!) : NEVER);
+    const rankOr = (from: number, to: number): number => {
+      const rank = partRank(table, key, from, to, length);
+      return rank === NO_RANK ? NEVER : rank;
+    };
+    for (let i = 0; i <= length; i++) starts[i] = i;
+    for (let i = 0; i <= length; i++) ranks[i] = i < length - 1 ? rankOr(i, i + 2) : NEVER;
+    while (parts > 1) {
+      let lowest = NEVER;
+      let at = -1;
+      for (let i = 0; i < parts - 1; i++) {
+        if (ranks[i]! < lowest) {
+          lowest = ranks[i]!;
+          at = i;
+        }
+      }
+      if (at < 0) break;
+      starts.copyWithin(at + 1, at + 2, parts);
+      ranks.copyWithin(at, at + 1, parts);
+      parts -= 1;
+      ranks[at] = pairRank(at);
+      if (at > 0) ranks[at - 1] = pairRank(at - 1);
+    }
+    return parts - 1;
+  };
+
+  const countPiece = (piece: string): number => {
+    if (piece.length === 1 && piece.charCodeAt(0) < 0x80) return 1;
+    const length = encode(piece);
+    if (length > 0 && exactRank(table, key, 0, length) !== NO_RANK) return 1;
+    return mergedParts(Math.abs(length));
+  };
+
   return (text) => {
     let total = 0;
     pattern.lastIndex = 0;
@@ -42,7 +97,7 @@ export function pieceCounter(encoding: unknown): (text: string) => number {
       const piece = match[0];
       let tokens = memo.get(piece);
       if (tokens === undefined) {
-        tokens = ranks.has(piece) ? 1 : core.bytePairEncode(piece).length;
+        tokens = countPiece(piece);
         if (memo.size >= MEMO_PIECES) memo.clear();
         memo.set(piece, tokens);
       }

@@ -9,6 +9,7 @@ import { unchangedPrefix } from './append-only.js';
 import type { Message } from './messages.js';
 import { joinParts, lineStarts, partsOf, type TextPart } from './composed-text.js';
 import { pieceCounter } from './piece-count.js';
+import { rankTable, type RankedEncoding } from './rank-table.js';
 import { isWhitespace } from './whitespace.js';
 import { sendsTools, toolsText, type ToolDefinition } from './tools.js';
 
@@ -43,11 +44,8 @@ export interface TokenCounter {
 
 type CountFn = (text: string) => number;
 
-const loaders: Record<Exclude<Encoding, 'chars4'>, () => Promise<CountFn>> = {
-  // Real tool outputs can contain "<|endoftext|>": pieceCounter counts it as text instead of throwing.
-  o200k_base: async () => boundedRuns(pieceCounter((await import('gpt-tokenizer/encoding/o200k_base')).default)),
-  cl100k_base: async () => boundedRuns(pieceCounter((await import('gpt-tokenizer/encoding/cl100k_base')).default)),
-};
+/** A BPE encoding's count: this thread's rank table (rank-table.ts), shared with the threads it starts. */
+const bpeCount = (encoding: RankedEncoding): CountFn => boundedRuns(pieceCounter(rankTable(encoding)));
 
 /**
  * The longest run of whitespace, or of anything but whitespace, that BPE sees in one piece. BPE's cost
@@ -107,7 +105,7 @@ export const charsPerFour: CountFn = (text) => Math.ceil(text.length / 4);
  * the scenario it is sent, instead of tokenizing it again).
  */
 export async function createTokenCounter(encoding: Encoding = DEFAULT_ENCODING, known?: WeakMap<Message, number>): Promise<TokenCounter> {
-  const count = encoding === 'chars4' ? charsPerFour : await loaders[encoding]();
+  const count = encoding === 'chars4' ? charsPerFour : bpeCount(encoding);
   return counterFrom(encoding, count, known);
 }
 

@@ -6,6 +6,7 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import type { Message } from '../core/messages.js';
 import { createTokenCounter } from '../core/tokens.js';
+import { adoptRankTable, type RankedEncoding } from '../core/rank-table.js';
 import { createMockBackend } from '../llm/mock.js';
 import type { LoadedScenario } from '../scenarios/load.js';
 import { getStrategy } from '../strategies/index.js';
@@ -33,6 +34,7 @@ function queueStep(step: number, total: number, promptTokens: number): void {
   if (performance.now() - flushed >= STEP_BATCH_MS) flushSteps();
 }
 
+if (setup.ranks) adoptRankTable(setup.encoding as RankedEncoding, setup.ranks);
 const counter = await createTokenCounter(setup.encoding, known);
 const entries = await Promise.all(
   setup.entries.map(async (e) => ({ strategy: e.file ? await reloadStrategyFile(e.file) : getStrategy(e.strategy), preset: e.preset, params: e.params, variant: e.variant, file: e.file })),

@@ -5,6 +5,7 @@
  * build their own mock (the mock is CPU-bound: one thread per core).
  */
 import type { TokenCounter } from '../core/tokens.js';
+import { sharedRanks } from '../core/rank-table.js';
 import type { MockOptions } from '../llm/mock.js';
 import type { Backend } from '../core/backend.js';
 import type { LoadedScenario } from '../scenarios/load.js';
@@ -94,6 +95,7 @@ export async function runMatrix(options: MatrixOptions): Promise<RunResult[]> {
       counter: options.counter,
       setup: {
         encoding: options.counter.encoding,
+        ranks: sharedRanks(options.counter.encoding),
         mock: options.execution.mock,
         batchId: options.batchId,
         backendOptions: options.backendOptions,

@@ -14,6 +14,8 @@ import type { HookClock } from './strategy-guard.js';
 /** A worker's `workerData`: what it needs to build its own counter, mock and strategies. */
 export interface WorkerSetup {
   readonly encoding: Encoding;
+  /** The main thread's rank table of a BPE encoding (rank-table.ts), shared, not copied. */
+  readonly ranks?: SharedArrayBuffer | undefined;
   readonly mock: MockOptions;
   readonly batchId: string;
   readonly backendOptions?: Params | undefined;
