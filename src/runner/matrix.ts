@@ -54,12 +54,13 @@ export type Execution =
   | { readonly kind: 'workers'; readonly threads: number; readonly mock: MockOptions };
 
 /**
- * A mock matrix of at most this many messages replayed (entries x the scenarios' messages) runs
- * faster in this thread than on worker threads, each of which costs about 1.3 s of CPU to start (its
- * modules and its own tokenizer) and its own ~130 MiB. Measured on 2 cores, whole commands: the
- * bundled suite through all 15 strategies and presets (29,000 messages) 4.6 s in this thread, 6.5 s
- * on 2 workers; 20 generated scenarios x 400 steps through raw (18,500) 5.3 s and 274 MiB against
- * 7.4 s and 543 MiB; the same through 3 strategies (55,500) 12.7 s either way.
+ * A mock matrix of at most this many messages replayed (entries x the scenarios' messages) runs as
+ * fast in this thread as on worker threads, each of which costs about 0.5 s of CPU to start (its
+ * modules, compiled again; the tokenizer's rank table is shared) and 40 MiB. Measured on 2 cores,
+ * whole commands: the bundled suite through all 15 strategies and presets (29,000 messages) 2.7-3.4 s
+ * in this thread, 3.2-3.8 s on 2 workers; 20 generated scenarios x 400 steps through raw (18,500)
+ * 4.3-5.6 s and 245 MiB against 4.9-5.2 s and 330 MiB; the same through 3 strategies (55,500) 9.2-9.5 s
+ * on 1 worker, 8.2 s on 2.
  */
 export const IN_THREAD_MESSAGES = 40_000;
 
