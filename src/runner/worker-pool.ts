@@ -56,11 +56,12 @@ function spawn(setup: WorkerSetup): Worker {
 
 /**
  * A worker's young generation (V8 sizes it from the machine's memory: up to 48 MB per thread). A
- * replay's garbage is short-lived (a step's strings and records), so a small one collects it as
- * often and as fast; measured on 20 x 400 generated steps, -j 2, fastest of 2: peak RSS of -s all
- * 579 -> 506 MB, of -s raw 369 -> 325 MB, the same time within the machine's noise.
+ * replay's garbage is short-lived (a step's strings and records), and a smaller one holds less of it
+ * at a time but collects more often. Measured on 20 x 400 generated steps: peak RSS of -s all -j 2
+ * 579-619 MB by default, 519-532 MB at 16, 505-521 MB at 8; a worker's GC time in -s all -j 1 1.9 s
+ * by default, 2.3-2.4 s at 16, 3.1 s at 8 (of about 16 s).
  */
-const WORKER_YOUNG_GENERATION_MB = 8;
+const WORKER_YOUNG_GENERATION_MB = 16;
 
 interface Slot {
   readonly id: number;
