@@ -96,14 +96,26 @@ interface Entry {
   readonly cost: number;
 }
 
+/** Where one quote's text lies in the line being read: [start, end) of it, and which part of the quote it is. */
+interface Anchor {
+  readonly owner: object;
+  /** "w": the whole quote (one line), "t": its last line. */
+  readonly kind: 'w' | 't';
+  readonly start: number;
+  readonly end: number;
+}
+
 /**
  * Reads a span's lines, as `text.split("\n")` over each message's content and each call's arguments
  * would, calling `visit` on those that hold facts. A message's own text, and a text a composed message
  * quotes (core/composed-text.ts: the turns a summary request renders), is split and searched for facts
- * once per owner: every summarizing strategy sends the same messages, each rendered its own way.
+ * once per owner: every summarizing strategy sends the same messages, each rendered its own way. So is
+ * a line where one quote meets literal text ("USER: " and its first line, its last line and what
+ * follows): once per owner and literal text around it.
  */
 function spanReader(): (span: readonly Message[], visit: (line: FactLine) => void) => void {
   const byOwner = new WeakMap<object, readonly (FactLine | undefined)[]>();
+  const seams = new WeakMap<object, Map<string, FactLine | null>>();
   const read = (line: string): FactLine | undefined => {
     const facts = extractFacts(line);
     return facts.length === 0 ? undefined : { line, facts };
@@ -112,6 +124,14 @@ function spanReader(): (span: readonly Message[], visit: (line: FactLine) => voi
     let lines = byOwner.get(owner);
     if (lines === undefined) byOwner.set(owner, (lines = text.split('\n').map(read)));
     return lines;
+  };
+  /** `line`, made of one quote of `owner` and literal text that `key` tells apart. */
+  const seamOf = (owner: object, key: string, line: string): FactLine | undefined => {
+    let known = seams.get(owner);
+    if (known === undefined) seams.set(owner, (known = new Map()));
+    let found = known.get(key);
+    if (found === undefined) known.set(key, (found = read(line) ?? null));
+    return found ?? undefined;
   };
   return (span, visit) => {
     const own = (owner: object, text: string): void => {
@@ -129,21 +149,45 @@ function spanReader(): (span: readonly Message[], visit: (line: FactLine) => voi
         continue;
       }
       // A composed text: a quote's inner lines are its own; its first and last join the text around.
+      // The line being read so far (`pending`) holds literal text and at most one quote's text
+      // (`anchor`) or more (`mixed`: read afresh).
       let pending = '';
+      let anchor: Anchor | undefined;
+      let mixed = false;
+      /** Reads the line `pending + head`, where `head` is literal text. */
+      const endLine = (head: string): void => {
+        const line = pending + head;
+        if (anchor === undefined || mixed) return fresh(line);
+        const { owner, kind, start, end } = anchor;
+        const found = seamOf(owner, `${kind}${start}:${pending.slice(0, start)}${pending.slice(end)}${head}`, line);
+        if (found !== undefined) visit(found);
+      };
       for (const part of parts) {
         const text = typeof part === 'string' ? part : part.text;
         const first = text.indexOf('\n');
         if (first < 0) {
+          if (typeof part !== 'string') {
+            mixed ||= anchor !== undefined;
+            anchor = { owner: part.owner, kind: 'w', start: pending.length, end: pending.length + text.length };
+          }
           pending += text;
           continue;
         }
         const last = text.lastIndexOf('\n');
-        fresh(pending + text.slice(0, first));
-        if (typeof part === 'string') text.slice(first + 1, last + 1).split('\n').slice(0, -1).forEach(fresh);
-        else linesOf(part.owner, text).slice(1, -1).forEach((line) => line !== undefined && visit(line));
+        if (typeof part === 'string') {
+          endLine(text.slice(0, first));
+          text.slice(first + 1, last + 1).split('\n').slice(0, -1).forEach(fresh);
+        } else {
+          // The quote's first line ends the line: one quote with the literal text before it.
+          const head = anchor === undefined && !mixed ? seamOf(part.owner, `h${pending}`, pending + text.slice(0, first)) : read(pending + text.slice(0, first));
+          if (head !== undefined) visit(head);
+          linesOf(part.owner, text).slice(1, -1).forEach((line) => line !== undefined && visit(line));
+        }
         pending = text.slice(last + 1);
+        anchor = typeof part === 'string' ? undefined : { owner: part.owner, kind: 't', start: 0, end: pending.length };
+        mixed = false;
       }
-      fresh(pending);
+      endLine('');
     }
   };
 }
