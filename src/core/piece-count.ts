@@ -50,6 +50,12 @@ export function pieceCounter(table: RankTable): (text: string) => number {
     return piece.length;
   };
 
+  /** The rank of key[from, to) as one token (a part of the piece key[0, length)), or NEVER. */
+  const rankOr = (from: number, to: number, length: number): number => {
+    const rank = partRank(table, key, from, to, length);
+    return rank === NO_RANK ? NEVER : rank;
+  };
+
   /** The number of parts the byte-pair merge of key[0, length) ends with. */
   const mergedParts = (length: number): number => {
     if (starts.length <= length) {
@@ -57,13 +63,8 @@ export function pieceCounter(table: RankTable): (text: string) => number {
       ranks = new Int32Array(length + 1);
     }
     let parts = length + 1; // entries in starts (and ranks)
-    const pairRank = (i: number): number => (i + 2 < parts ? rankOr(starts[i]!, starts[i + 2]!) : NEVER);
-    const rankOr = (from: number, to: number): number => {
-      const rank = partRank(table, key, from, to, length);
-      return rank === NO_RANK ? NEVER : rank;
-    };
     for (let i = 0; i <= length; i++) starts[i] = i;
-    for (let i = 0; i <= length; i++) ranks[i] = i < length - 1 ? rankOr(i, i + 2) : NEVER;
+    for (let i = 0; i <= length; i++) ranks[i] = i < length - 1 ? rankOr(i, i + 2, length) : NEVER;
     while (parts > 1) {
       let lowest = NEVER;
       let at = -1;
@@ -74,11 +75,12 @@ export function pieceCounter(table: RankTable): (text: string) => number {
         }
       }
       if (at < 0) break;
+      // Parts at and at + 1 merge: the boundary between them goes, and the pairs around it change.
       starts.copyWithin(at + 1, at + 2, parts);
       ranks.copyWithin(at, at + 1, parts);
       parts -= 1;
-      ranks[at] = pairRank(at);
-      if (at > 0) ranks[at - 1] = pairRank(at - 1);
+      ranks[at] = at + 2 < parts ? rankOr(starts[at]!, starts[at + 2]!, length) : NEVER;
+      if (at > 0) ranks[at - 1] = rankOr(starts[at - 1]!, starts[at + 1]!, length);
     }
     return parts - 1;
   };
