@@ -26,6 +26,8 @@ export type ErrorCode =
   | 'RUN_ERRORS'
   /** Messages an agent handed an adapter that no model accepts (a tool result without its call...). */
   | 'MESSAGES_INVALID'
+  /** The tokenizer's rank table cannot be read: an install that lost a file of gpt-tokenizer. */
+  | 'TOKENIZER_MISSING'
   /** A strategy an adapter runs ended the run instead of sending (max restarts reached, ...): the agent stops. */
   | 'STRATEGY_STOPPED';
 

@@ -4,7 +4,7 @@ import { countTokens as cl100kCount } from 'gpt-tokenizer/encoding/cl100k_base';
 import { countTokens as o200kCount } from 'gpt-tokenizer/encoding/o200k_base';
 import { describe, expect, it } from 'vitest';
 import { pieceCounter } from './piece-count.js';
-import { rankTable, viewRankTable } from './rank-table.js';
+import { rankTable, viewRankTable, type RankedEncoding } from './rank-table.js';
 
 const noSpecial = { disallowedSpecial: new Set<string>() };
 const encodings = [
@@ -65,4 +65,8 @@ it("a thread's view of another thread's table buffer counts the same (what a wor
   expect(texts.map(view)).toEqual(texts.map((text) => o200kCount(text, noSpecial)));
   expect(table.buffer).toBeInstanceOf(SharedArrayBuffer);
   expect(table.ranks.length).toBe(199_998);
+});
+
+it('names the rank table it cannot read, and what to do, in one line', () => {
+  expect(() => rankTable('no_such_base' as RankedEncoding)).toThrow(/^the no_such_base tokenizer's rank table gpt-tokenizer\/data\/no_such_base\.tiktoken cannot be read \([^\n]+\): reinstall the dependencies \(npm ci\)$/);
 });

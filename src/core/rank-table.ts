@@ -11,6 +11,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
+import { CtxbenchError } from './errors.js';
 
 export const RANKED_ENCODINGS = ['o200k_base', 'cl100k_base'] as const;
 export type RankedEncoding = (typeof RANKED_ENCODINGS)[number];
@@ -164,8 +165,15 @@ const tables = new Map<RankedEncoding, RankTable>();
 export function rankTable(encoding: RankedEncoding): RankTable {
   let table = tables.get(encoding);
   if (table === undefined) {
-    const file = createRequire(import.meta.url).resolve(`gpt-tokenizer/data/${encoding}.tiktoken`);
-    table = buildRankTable(encoding, readFileSync(file));
+    const file = `gpt-tokenizer/data/${encoding}.tiktoken`;
+    let content: Buffer;
+    try {
+      content = readFileSync(createRequire(import.meta.url).resolve(file));
+    } catch (error) {
+      const why = error instanceof Error ? error.message.split('\n')[0] : String(error);
+      throw new CtxbenchError('TOKENIZER_MISSING', `the ${encoding} tokenizer's rank table ${file} cannot be read (${why}): reinstall the dependencies (npm ci)`);
+    }
+    table = buildRankTable(encoding, content);
     tables.set(encoding, table);
   }
   return table;
