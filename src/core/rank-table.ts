@@ -30,11 +30,11 @@ export interface RankTable {
 
 const HEADER_INTS = 4; // entries, byte length, slot count, unused
 
-/** What rankOf answers for bytes that are no token. */
+/** What exactRank and partRank answer for bytes that are no token. */
 export const NO_RANK = -1;
 
 /** FNV-1a over bytes[from, to). */
-export function hashBytes(bytes: Uint8Array, from: number, to: number): number {
+function hashBytes(bytes: Uint8Array, from: number, to: number): number {
   let hash = 0x811c9dc5;
   for (let i = from; i < to; i++) hash = Math.imul(hash ^ bytes[i]!, 0x01000193);
   return hash >>> 0;

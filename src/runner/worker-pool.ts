@@ -1,6 +1,7 @@
 /**
  * Runs planned jobs on worker threads (the mock backend is CPU-bound: one thread per core). Each worker
- * builds its own counter and mock (matrix-worker.ts); the main thread hands out jobs one at a time
+ * builds its own counter, over the main thread's tokenizer rank table (shared memory, not a copy), and
+ * its own mock (matrix-worker.ts); the main thread hands out jobs one at a time
  * (schedule.ts), sends each scenario to a worker once with its token counts (tokenized once, in the
  * main thread, which counted them for the calibration already), and alone saves results and drives the progress
  * bar. A worker that crashes, or a replay that throws, ends the matrix with a one-line error after the
