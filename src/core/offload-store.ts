@@ -5,10 +5,15 @@
  * A replay keeps it in memory. Paths are built from tool names and call ids that come from the
  * conversation (seed 002's defect): every path is confined to the store, whatever those say.
  */
+import type { TextPart } from './composed-text.js';
 
 export interface OffloadStore {
-  /** Writes content under a confined path and returns that path. */
-  write(path: string, content: string): string;
+  /**
+   * Writes content under a confined path and returns that path. `parts`, when given, are what
+   * `content` joins (core/composed-text.ts: the messages an archive quotes): an index of the store
+   * searches a quoted text once, not once per file that quotes it.
+   */
+  write(path: string, content: string, parts?: readonly TextPart[]): string;
   read(path: string): string | undefined;
   list(): string[];
 }

@@ -1,15 +1,16 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { joinParts, quote } from '../core/composed-text.js';
 import { userMessage } from '../core/messages.js';
 import { createOffloadStore } from '../core/offload-store.js';
-import { indexStore } from './answer-index.js';
+import { answerSearch, foundInParts, indexStore } from './answer-index.js';
 import { judgeProbe } from './probe-verdict.js';
 
 const POINTER = userMessage({ id: 'm1', content: 'The history is in /conversation_history/ (grep it).' });
 
 describe('indexStore', () => {
   it('lists the files that hold a string as written or JSON-escaped, and forgets a file written again without it', () => {
-    const files = indexStore(createOffloadStore(), ['timeout = 4711', 'owner = "Grace"']);
+    const files = indexStore(createOffloadStore(), answerSearch(['timeout = 4711', 'owner = "Grace"']));
     files.write('/conversation_history/b.json', JSON.stringify({ content: 'owner = "Grace"' }));
     files.write('conversation_history/a.md', 'timeout = 4711 and owner = "Grace"');
     files.write('/x.txt', 'timeout = 4711');
@@ -21,7 +22,7 @@ describe('indexStore', () => {
   });
 
   it('finds a string an append completes across the seam, and keeps what the file held before', () => {
-    const files = indexStore(createOffloadStore(), ['abc', 'xy']);
+    const files = indexStore(createOffloadStore(), answerSearch(['abc', 'xy']));
     files.write('/conversation_history/h.md', 'xy ab');
     files.write('/conversation_history/h.md', 'xy abc'); // appended: only the seam and the new text are searched
     expect(files.holding('abc').list()).toEqual(['/conversation_history/h.md']);
@@ -38,7 +39,7 @@ describe('indexStore', () => {
     fc.assert(
       fc.property(fc.array(fc.string({ unit, minLength: 1, maxLength: 4 }), { minLength: 1, maxLength: 6 }), fc.array(write, { maxLength: 12 }), (answers, writes) => {
         const plain = createOffloadStore();
-        const indexed = indexStore(createOffloadStore(), answers);
+        const indexed = indexStore(createOffloadStore(), answerSearch(answers));
         for (const w of writes) {
           const content = w.append ? (plain.read(w.path) ?? '') + w.content : w.content;
           [plain, indexed].forEach((s) => s.write(w.path, content));
@@ -50,6 +51,36 @@ describe('indexStore', () => {
           expect(indexed.holding(answer).list()).toEqual(holding);
         }
       }),
+    );
+  });
+
+  it('property: a text written as parts (quotes searched once per owner, shared by stores) is indexed as the text itself, appended to or not', () => {
+    const unit = fc.constantFrom('a', 'b', 'c', '"', '\\', '\n');
+    const owners = Array.from({ length: 4 }, () => ({}));
+    const texts = fc.array(fc.string({ unit, maxLength: 8 }), { minLength: 4, maxLength: 4 });
+    // A part: literal text, or the quote of one of four owners (each with a fixed text).
+    const part = fc.oneof(fc.string({ unit, maxLength: 6 }), fc.integer({ min: 0, max: 3 }));
+    fc.assert(
+      fc.property(fc.array(fc.string({ unit, minLength: 1, maxLength: 4 }), { minLength: 1, maxLength: 5 }), texts, fc.array(fc.array(part, { maxLength: 8 }), { minLength: 1, maxLength: 4 }), (answers, ownerTexts, writes) => {
+        const search = answerSearch(answers);
+        const quotes = owners.map((owner, i) => quote(owner, ownerTexts[i]!));
+        const plain = indexStore(createOffloadStore(), answerSearch(answers));
+        const composed = [indexStore(createOffloadStore(), search), indexStore(createOffloadStore(), search)];
+        for (const [k, write] of writes.entries()) {
+          const parts = write.map((p) => (typeof p === 'number' ? quotes[p]! : p));
+          const path = `/conversation_history/${k % 2}.md`;
+          // Every other write appends to what the file holds (its old text a literal part), as deepagents' history file.
+          const old = k % 2 === 1 ? (plain.read(path) ?? '') : '';
+          const all = [old, ...parts];
+          const text = joinParts(all);
+          plain.write(path, text);
+          composed.forEach((store) => store.write(path, text, all));
+          const from = k % 3;
+          expect([...foundInParts(search, text, all, from)].sort()).toEqual([...search.find(text, from)].sort());
+        }
+        for (const store of composed) for (const answer of answers) expect(store.holding(answer).list()).toEqual(plain.holding(answer).list());
+      }),
+      { numRuns: 300 },
     );
   });
 });

@@ -16,7 +16,7 @@ import { createOffloadStore } from '../core/offload-store.js';
 import { REREAD_PURPOSE, type ProbeRecord, type RunResult, type RunStatus } from '../core/run-records.js';
 import type { LastRequest, StrategyRun } from '../core/strategy.js';
 import { suspectTruncation } from '../llm/truncation.js';
-import { indexStore } from '../metrics/answer-index.js';
+import { answerSearch, indexStore, type AnswerSearch } from '../metrics/answer-index.js';
 import { judgeProbe } from '../metrics/probe-verdict.js';
 import { prefixTokens, sharedPrefixLength } from '../metrics/prompt-cache.js';
 import { presentInContext, referenceTargets } from '../metrics/reference-recall.js';
@@ -35,6 +35,14 @@ function targetsOf(scenario: Scenario): ReturnType<typeof referenceTargets> {
   let targets = referenceCache.get(scenario);
   if (!targets) referenceCache.set(scenario, (targets = referenceTargets(scenario)));
   return targets;
+}
+
+/** The probe answers' search, shared by every run of the scenario: a message archived by several runs is searched once. */
+const answerSearches = new WeakMap<Scenario, AnswerSearch>();
+function answersOf(scenario: Scenario): AnswerSearch {
+  let search = answerSearches.get(scenario);
+  if (!search) answerSearches.set(scenario, (search = answerSearch(scenario.probes.map((p) => p.answer))));
+  return search;
 }
 
 /** Probes by the step they are judged at: no scan of every probe at every step. */
@@ -63,7 +71,7 @@ export async function replayScenario(options: ReplayOptions): Promise<RunResult>
     clock: options.hookClock,
     preempted: options.preempted,
   });
-  const files = indexStore(createOffloadStore(), scenario.probes.map((p) => p.answer));
+  const files = indexStore(createOffloadStore(), answersOf(scenario));
   const log = new RunLog(window, counter);
   const admit = createAdmit(counter, log);
   const llm = guard.llm(auxiliaryLlm({ backend, counter, window, log, admit, tools: scenario.tools }));

@@ -10,7 +10,7 @@ import type { Scenario } from '../scenarios/scenario.js';
 import { parallel, round, say, scenarioOf, sweScenarioMessages, sys, user } from '../../test/helpers/history.js';
 import { recordedReplay } from '../../test/helpers/replay.js';
 import { strategyInput } from '../../test/helpers/strategy-input.js';
-import { conversationMarkdown } from './parts/conversation-archive.js';
+import { conversationJsonParts, conversationMarkdown } from './parts/conversation-archive.js';
 import { createOffloadStore } from '../core/offload-store.js';
 import { type Params, resolveParams } from '../core/params.js';
 import { PRESETS } from './presets.js';
@@ -286,9 +286,17 @@ describe('summarization', () => {
       const h = history();
       const result = await plan(h, windowAt(h, 0.96));
       expect(result.files.list()).toEqual(['/conversation_history/conversation_step0.json', '/conversation_history/conversation_step0.md']);
-      expect(JSON.parse(result.files.read('/conversation_history/conversation_step0.json')!)).toEqual(JSON.parse(JSON.stringify(h)));
+      expect(result.files.read('/conversation_history/conversation_step0.json')).toBe(JSON.stringify(h, null, 2));
       expect(result.files.read('/conversation_history/conversation_step0.md')).toBe(conversationMarkdown(h));
       expect(result.events[0]!.detail).toContain('/conversation_history/conversation_step0.json and /conversation_history/conversation_step0.md');
+    });
+
+    it('writes the JSON archive from each message\'s JSON, kept with the message: the text JSON.stringify(messages, null, 2) gives', async () => {
+      const real = (await loadScenario('scenarios/mini-swe-agent-gemini3pro/django__django-13344.json')).scenario.messages;
+      for (const messages of [[], history(), real, real.slice(3, 9)]) {
+        expect(joinParts(conversationJsonParts(messages))).toBe(JSON.stringify(messages, null, 2));
+        expect(joinParts(conversationJsonParts(messages))).toBe(JSON.stringify(messages, null, 2)); // the kept items again
+      }
     });
 
     it('lets a fact of the summarized span be found again with grep', async () => {

@@ -3,7 +3,7 @@
  * step can be undone) and as markdown (readable, searchable with grep), in the offload store under
  * /conversation_history/. Shared by any strategy that replaces history and wants it recoverable.
  */
-import { joinedParts, joinParts, partText, quote, type TextPart } from '../../core/composed-text.js';
+import { joinedParts, joinParts, partText, quote, type Quote, type TextPart } from '../../core/composed-text.js';
 import type { Message } from '../../core/messages.js';
 import type { OffloadStore } from '../../core/offload-store.js';
 
@@ -38,10 +38,27 @@ export interface ArchivedConversation {
   readonly markdown: string;
 }
 
+/** Each message's JSON as an item of an array printed with 2-space indents, kept with the message. */
+const jsonItems = new WeakMap<Message, Quote>();
+function jsonItem(m: Message): Quote {
+  let item = jsonItems.get(m);
+  // JSON strings hold no raw line break: each line of the item's own text is indented once more.
+  if (item === undefined) jsonItems.set(m, (item = quote({}, JSON.stringify(m, null, 2).replaceAll('\n', '\n  '))));
+  return item;
+}
+
+/** `JSON.stringify(messages, null, 2)` as parts: each message's JSON quoted, so an index searches it once. */
+export function conversationJsonParts(messages: readonly Message[]): TextPart[] {
+  if (messages.length === 0) return ['[]'];
+  return ['[\n  ', ...joinedParts(messages.map((m) => [jsonItem(m)]), ',\n  '), '\n]'];
+}
+
 /** Writes `messages` as /conversation_history/<name>.json and .md; returns the two store paths. */
 export function archiveConversation(files: OffloadStore, name: string, messages: readonly Message[]): ArchivedConversation {
+  const json = conversationJsonParts(messages);
+  const markdown = conversationMarkdownParts(messages);
   return {
-    json: files.write(`/conversation_history/${name}.json`, JSON.stringify(messages, null, 2)),
-    markdown: files.write(`/conversation_history/${name}.md`, conversationMarkdown(messages)),
+    json: files.write(`/conversation_history/${name}.json`, joinParts(json), json),
+    markdown: files.write(`/conversation_history/${name}.md`, joinParts(markdown), markdown),
   };
 }

@@ -43,9 +43,6 @@ export function bufferParts(messages: readonly Message[]): TextPart[] {
   return joinedParts(lines, '\n');
 }
 
-/** bufferParts' text. */
-export const bufferText = (messages: readonly Message[]): string => joinParts(bufferParts(messages));
-
 /** deepagents' summary message: where the full history is, then the summary in <summary> tags. */
 export function deepagentsSummaryText(historyFile: string, summary: string): string {
   return `This conversation was summarized to save space: you are in the middle of it.\n\nIts full history is saved at ${historyFile}; read it there when you need a detail.\n\nThe summary:\n\n<summary>\n${summary}\n</summary>`;
@@ -56,8 +53,8 @@ export const deepagentsSummarizer: Summarizer = {
 
   archive({ input, span }) {
     // Appended, one section per summary; an earlier summary is not stored again.
-    const section = `## Summarized at step ${input.step}\n\n${bufferText(span.filter((m) => !isSummaryArtifact(m)))}\n\n`;
-    return [input.files.write(DEEPAGENTS_HISTORY_FILE, (input.files.read(DEEPAGENTS_HISTORY_FILE) ?? '') + section)];
+    const parts = [input.files.read(DEEPAGENTS_HISTORY_FILE) ?? '', `## Summarized at step ${input.step}\n\n`, ...bufferParts(span.filter((m) => !isSummaryArtifact(m))), '\n\n'];
+    return [input.files.write(DEEPAGENTS_HISTORY_FILE, joinParts(parts), parts)];
   },
 
   async summarize(call) {
