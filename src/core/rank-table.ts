@@ -58,13 +58,16 @@ export function exactRank(table: RankTable, key: Uint8Array, from: number, to: n
 
 const isContinuation = (byte: number): boolean => (byte & 0xc0) === 0x80;
 
+/** Whether bytes[from, to) begins with a UTF-8 byte-order mark (EF BB BF). */
+const startsWithBom = (bytes: Uint8Array, from: number, to: number): boolean => to - from >= 3 && bytes[from] === 0xef && bytes[from + 1] === 0xbb && bytes[from + 2] === 0xbf;
+
 /**
  * The rank gpt-tokenizer finds for key[from, to), a part of the valid UTF-8 bytes key[0, length)
  * (see above): a part that is itself valid UTF-8 (it ends at a character's end) and begins with a
  * BOM is looked up without it.
  */
 export function partRank(table: RankTable, key: Uint8Array, from: number, to: number, length: number): number {
-  if (to - from >= 3 && key[from] === 0xef && key[from + 1] === 0xbb && key[from + 2] === 0xbf && (to === length || !isContinuation(key[to]!))) {
+  if (startsWithBom(key, from, to) && (to === length || !isContinuation(key[to]!))) {
     return to - from === 3 ? NO_RANK : exactRank(table, key, from + 3, to);
   }
   return exactRank(table, key, from, to);
@@ -132,8 +135,7 @@ export function buildRankTable(encoding: RankedEncoding, file: Uint8Array): Rank
     offsets[entry] = at;
     ranks[entry] = rank;
     const length = decodeBase64(file, from, to, bytes, at);
-    const bom = length >= 3 && bytes[at] === 0xef && bytes[at + 1] === 0xbb && bytes[at + 2] === 0xbf;
-    if (!bom || !isValidUtf8(bytes, at, at + length)) {
+    if (!startsWithBom(bytes, at, at + length) || !isValidUtf8(bytes, at, at + length)) {
       let slot = hashBytes(bytes, at, at + length) & mask;
       while (slots[slot] !== 0) slot = (slot + 1) & mask;
       slots[slot] = entry + 1;
