@@ -38,6 +38,18 @@ describe('composed messages', () => {
     expect(partsOf(owner)).toBeUndefined();
   });
 
+  it('join their text when it is read, and carry it as any message does (frozen, spread, JSON, structured clone)', () => {
+    const owner = userMessage({ id: 'm', content: 'one' });
+    const m = composedUserMessage({ id: 'r', origin: ORIGIN }, ['USER: ', quote(owner, owner.content)]);
+    const plain = userMessage({ id: 'r', origin: ORIGIN, content: 'USER: one' });
+    expect(Object.isFrozen(m)).toBe(true);
+    expect(Object.keys(m)).toEqual(Object.keys(plain));
+    expect({ ...m }).toEqual(plain);
+    expect(JSON.parse(JSON.stringify(m))).toEqual(JSON.parse(JSON.stringify(plain)));
+    expect(structuredClone(m)).toEqual(plain);
+    expect(m.content).toBe(m.content); // joined once, the same string after
+  });
+
   for (const encoding of ['o200k_base', 'cl100k_base', 'chars4'] as Encoding[]) {
     it(`count as their text does (${encoding}), quotes counted once per owner`, async () => {
       const counter = await createTokenCounter(encoding);

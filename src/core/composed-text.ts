@@ -38,9 +38,16 @@ export const joinParts = (parts: readonly TextPart[]): string => parts.map(partT
 /** Messages made from parts, with their parts (weakly: the message's life). */
 const composed = new WeakMap<Message, readonly TextPart[]>();
 
-/** A user message whose content is `parts` joined, remembered with its parts. */
+/**
+ * A user message whose content is `parts` joined, remembered with its parts. The content is joined
+ * when first read: counts and the mock read the parts, so a summary request's text (a whole span of
+ * turns) is built only for a backend that sends it.
+ */
 export function composedUserMessage(fields: { readonly id: string; readonly origin: UserMessage['origin'] }, parts: readonly TextPart[]): UserMessage {
-  const message = userMessage({ ...fields, content: joinParts(parts) });
+  let content: string | undefined;
+  const message = { ...userMessage({ ...fields, content: '' }) };
+  Object.defineProperty(message, 'content', { enumerable: true, get: () => (content ??= joinParts(parts)) });
+  Object.freeze(message);
   composed.set(message, parts);
   return message;
 }

@@ -5,15 +5,20 @@
  * A replay keeps it in memory. Paths are built from tool names and call ids that come from the
  * conversation (seed 002's defect): every path is confined to the store, whatever those say.
  */
-import type { TextPart } from './composed-text.js';
+import { joinParts, type TextPart } from './composed-text.js';
+
+/**
+ * A file's content: its text, or the parts it joins (core/composed-text.ts: an archive quoting the
+ * messages it holds). Parts are joined only when the file is read, and an index of the store searches
+ * a quoted text once, not once per file that quotes it.
+ */
+export type FileContent = string | readonly TextPart[];
 
 export interface OffloadStore {
-  /**
-   * Writes content under a confined path and returns that path. `parts`, when given, are what
-   * `content` joins (core/composed-text.ts: the messages an archive quotes): an index of the store
-   * searches a quoted text once, not once per file that quotes it.
-   */
-  write(path: string, content: string, parts?: readonly TextPart[]): string;
+  /** Writes content under a confined path, replacing what the file held, and returns that path. */
+  write(path: string, content: FileContent): string;
+  /** Adds content at the end of the file (a new file when there is none); returns its path. */
+  append(path: string, content: FileContent): string;
   read(path: string): string | undefined;
   list(): string[];
 }
@@ -33,15 +38,34 @@ export function confine(path: string): string {
   return `/${segments.map(safeSegment).join('/')}`;
 }
 
+/** A file: its parts, joined into one text at the first read (and kept as that text). */
+interface StoredFile {
+  parts: TextPart[];
+}
+
+const partsOf = (content: FileContent): TextPart[] => (typeof content === 'string' ? [content] : [...content]);
+
 export function createOffloadStore(): OffloadStore {
-  const files = new Map<string, string>();
+  const files = new Map<string, StoredFile>();
   return {
     write(path, content) {
       const at = confine(path);
-      files.set(at, content);
+      files.set(at, { parts: partsOf(content) });
       return at;
     },
-    read: (path) => files.get(confine(path)),
+    append(path, content) {
+      const at = confine(path);
+      const file = files.get(at);
+      if (file === undefined) files.set(at, { parts: partsOf(content) });
+      else for (const part of typeof content === 'string' ? [content] : content) file.parts.push(part);
+      return at;
+    },
+    read(path) {
+      const file = files.get(confine(path));
+      if (file === undefined) return undefined;
+      if (file.parts.length !== 1 || typeof file.parts[0] !== 'string') file.parts = [joinParts(file.parts)];
+      return file.parts[0] as string;
+    },
     list: () => [...files.keys()].sort(),
   };
 }

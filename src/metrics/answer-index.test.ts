@@ -54,7 +54,7 @@ describe('indexStore', () => {
     );
   });
 
-  it('property: a text written as parts (quotes searched once per owner, shared by stores) is indexed as the text itself, appended to or not', () => {
+  it('property: a text written or appended as parts (quotes searched once per owner, shared by stores) is indexed and read as the text itself', () => {
     const unit = fc.constantFrom('a', 'b', 'c', '"', '\\', '\n');
     const owners = Array.from({ length: 4 }, () => ({}));
     const texts = fc.array(fc.string({ unit, maxLength: 8 }), { minLength: 4, maxLength: 4 });
@@ -69,14 +69,17 @@ describe('indexStore', () => {
         for (const [k, write] of writes.entries()) {
           const parts = write.map((p) => (typeof p === 'number' ? quotes[p]! : p));
           const path = `/conversation_history/${k % 2}.md`;
-          // Every other write appends to what the file holds (its old text a literal part), as deepagents' history file.
-          const old = k % 2 === 1 ? (plain.read(path) ?? '') : '';
-          const all = [old, ...parts];
-          const text = joinParts(all);
-          plain.write(path, text);
-          composed.forEach((store) => store.write(path, text, all));
-          const from = k % 3;
-          expect([...foundInParts(search, text, all, from)].sort()).toEqual([...search.find(text, from)].sort());
+          const text = joinParts(parts);
+          // Every other write appends to what the file holds, as deepagents' history file.
+          if (k % 2 === 1) {
+            plain.write(path, (plain.read(path) ?? '') + text);
+            composed.forEach((store) => store.append(path, parts));
+          } else {
+            plain.write(path, text);
+            composed.forEach((store) => store.write(path, parts));
+          }
+          expect(composed[k % 2]!.read(path)).toBe(plain.read(path));
+          expect([...foundInParts(search, parts)].sort()).toEqual([...search.find(text)].sort());
         }
         for (const store of composed) for (const answer of answers) expect(store.holding(answer).list()).toEqual(plain.holding(answer).list());
       }),

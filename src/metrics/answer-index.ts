@@ -4,9 +4,9 @@
  * (judgeProbe's recoverable test). Judging a string then reads only the files that hold it, not every
  * file of a store that grows with the run.
  */
-import type { Quote, TextPart } from '../core/composed-text.js';
+import { partText, type Quote, type TextPart } from '../core/composed-text.js';
 import { multiSearch } from '../core/multi-search.js';
-import type { OffloadStore } from '../core/offload-store.js';
+import { confine, type OffloadStore } from '../core/offload-store.js';
 
 export interface IndexedStore extends OffloadStore {
   /** The store as judgeProbe reads it for `text`: only the files that may hold it (all, for a string not indexed). */
@@ -46,31 +46,22 @@ export function answerSearch(strings: Iterable<string>): AnswerSearch {
 }
 
 /**
- * The patterns that occur in `content` (what `parts` join) starting at `from` or later: each quote's
- * own from `search.inQuote`, the rest from searching what lies near literal text and between two
- * quotes (an occurrence not inside one quote overlaps a literal part or spans a seam, and is no
- * longer than the longest pattern), merged into as few searches as they make.
+ * The patterns that occur in the text `parts` join: each quote's own from `search.inQuote`, the rest
+ * from searching what lies near literal text and between two quotes (an occurrence not inside one
+ * quote overlaps a literal part or spans a seam, and is no longer than the longest pattern), merged
+ * into as few searches as they make. The whole text is never built.
  */
-export function foundInParts(search: AnswerSearch, content: string, parts: readonly TextPart[], from = 0): Set<number> {
+export function foundInParts(search: AnswerSearch, parts: readonly TextPart[]): Set<number> {
   const found = new Set<number>();
   const reach = search.longest - 1;
-  let start = -1; // the region to search next: [start, end)
-  let end = -1;
-  const flush = (): void => {
-    if (end > start) for (const p of search.find(content.slice(start, end))) found.add(p);
-    start = end = -1;
-  };
+  const length = parts.reduce((n, part) => n + partText(part).length, 0);
+  const regions: number[] = []; // [lo, hi) pairs, in order, apart
   const searchAround = (a: number, b: number): void => {
-    const lo = Math.max(from, a);
-    const hi = Math.min(content.length, b);
+    const lo = Math.max(0, a);
+    const hi = Math.min(length, b);
     if (hi <= lo) return;
-    if (start >= 0 && lo <= end) {
-      end = Math.max(end, hi);
-      return;
-    }
-    flush();
-    start = lo;
-    end = hi;
+    if (regions.length > 0 && lo <= regions[regions.length - 1]!) regions[regions.length - 1] = Math.max(regions[regions.length - 1]!, hi);
+    else regions.push(lo, hi);
   };
   const add = (p: number): void => void found.add(p);
   let at = 0;
@@ -86,12 +77,31 @@ export function foundInParts(search: AnswerSearch, content: string, parts: reado
     }
     at += part.text.length;
     if (afterQuote) searchAround(a - reach, a + reach);
-    if (a >= from) search.inQuote(part).forEach(add);
-    else searchAround(a, at); // a quote the search starts inside: only its part from `from` on
+    search.inQuote(part).forEach(add);
     afterQuote = true;
   }
-  flush();
+  for (let i = 0; i < regions.length; i += 2) for (const p of search.find(textBetween(parts, regions[i]!, regions[i + 1]!))) found.add(p);
   return found;
+}
+
+/** The text `parts` join, from `lo` to `hi`. */
+function textBetween(parts: readonly TextPart[], lo: number, hi: number): string {
+  let text = '';
+  let at = 0;
+  for (const part of parts) {
+    const t = partText(part);
+    if (at + t.length > lo) text += t.slice(Math.max(0, lo - at), hi - at);
+    at += t.length;
+    if (at >= hi) break;
+  }
+  return text;
+}
+
+/** The last `n` characters of the text `parts` join. */
+function tailOf(parts: readonly TextPart[], n: number): string {
+  let tail = '';
+  for (let i = parts.length - 1; i >= 0 && tail.length < n; i--) tail = partText(parts[i]!).slice(-(n - tail.length) || Infinity) + tail;
+  return tail.slice(-n || Infinity);
 }
 
 /** `store`, indexed for `search`'s strings on every write. */
@@ -100,22 +110,33 @@ export function indexStore(store: OffloadStore, search: AnswerSearch): IndexedSt
   const patternOf = new Map(patterns.map((p, i) => [p, i]));
   const filesWith = patterns.map(() => new Set<string>()); // by pattern
   const patternsIn = new Map<string, Set<number>>(); // by path: what to forget when it is written again
+  const tails = new Map<string, string>(); // by path: the end of its text an append may complete a string with
+  const seam = search.longest - 1;
   const read = (path: string): string | undefined => store.read(path);
+  /** Records what file `at` holds now: `found`, with what it held before when `kept`. */
+  const holds = (at: string, found: Set<number>, kept: boolean, tail: string): string => {
+    const had = patternsIn.get(at) ?? new Set<number>();
+    if (kept) had.forEach((p) => found.add(p));
+    else for (const p of had) filesWith[p]!.delete(at);
+    patternsIn.set(at, found);
+    for (const p of found) filesWith[p]!.add(at);
+    tails.set(at, tail);
+    return at;
+  };
   return {
-    write(path, content, parts) {
+    write(path, content) {
+      if (typeof content !== 'string') return holds(store.write(path, content), foundInParts(search, content), false, tailOf(content, seam));
       const before = store.read(path);
-      const at = store.write(path, content, parts);
-      const had = patternsIn.get(at) ?? new Set<number>();
-      // Appended to (a conversation archive, written whole at every summary): only the new text and the
-      // seam are searched, not the whole file again.
+      const at = store.write(path, content);
+      // Written again with text added (an outside strategy's archive, written whole at every
+      // summary): only the new text and the seam are searched, not the whole file again.
       const appended = before !== undefined && content.length >= before.length && content.startsWith(before);
-      const from = appended ? Math.max(0, before.length - search.longest + 1) : 0;
-      const found = parts === undefined ? search.find(content, from) : foundInParts(search, content, parts, from);
-      if (appended) had.forEach((p) => found.add(p));
-      else for (const p of had) filesWith[p]!.delete(at);
-      patternsIn.set(at, found);
-      for (const p of found) filesWith[p]!.add(at);
-      return at;
+      return holds(at, search.find(content, appended ? Math.max(0, before.length - seam) : 0), appended, tailOf([content], seam));
+    },
+    append(path, content) {
+      // The seam: the file's last characters, literal text before what is added.
+      const parts = [tails.get(confine(path)) ?? '', ...(typeof content === 'string' ? [content] : content)];
+      return holds(store.append(path, content), foundInParts(search, parts), true, tailOf(parts, seam));
     },
     read,
     list: () => store.list(),

@@ -58,7 +58,7 @@ export function archiveConversation(files: OffloadStore, name: string, messages:
   const json = conversationJsonParts(messages);
   const markdown = conversationMarkdownParts(messages);
   return {
-    json: files.write(`/conversation_history/${name}.json`, joinParts(json), json),
-    markdown: files.write(`/conversation_history/${name}.md`, joinParts(markdown), markdown),
+    json: files.write(`/conversation_history/${name}.json`, json),
+    markdown: files.write(`/conversation_history/${name}.md`, markdown),
   };
 }

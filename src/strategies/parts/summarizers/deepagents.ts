@@ -13,7 +13,7 @@
  * in whole rounds, and are not made to start on a user message (LangChain's `start_on="human"`, which
  * on an agent that only calls tools can leave nothing to summarize).
  */
-import { joinedParts, joinParts, quote, type TextPart } from '../../../core/composed-text.js';
+import { joinedParts, quote, type TextPart } from '../../../core/composed-text.js';
 import { tailStart } from '../../../core/cut-points.js';
 import type { Message } from '../../../core/messages.js';
 import { AuxiliaryCallError } from '../../../core/strategy.js';
@@ -53,8 +53,8 @@ export const deepagentsSummarizer: Summarizer = {
 
   archive({ input, span }) {
     // Appended, one section per summary; an earlier summary is not stored again.
-    const parts = [input.files.read(DEEPAGENTS_HISTORY_FILE) ?? '', `## Summarized at step ${input.step}\n\n`, ...bufferParts(span.filter((m) => !isSummaryArtifact(m))), '\n\n'];
-    return [input.files.write(DEEPAGENTS_HISTORY_FILE, joinParts(parts), parts)];
+    const parts = [`## Summarized at step ${input.step}\n\n`, ...bufferParts(span.filter((m) => !isSummaryArtifact(m))), '\n\n'];
+    return [input.files.append(DEEPAGENTS_HISTORY_FILE, parts)];
   },
 
   async summarize(call) {
