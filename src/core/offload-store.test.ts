@@ -10,11 +10,13 @@ describe('createOffloadStore', () => {
     expect(files.read('a.md')).toBe('# quoted\n');
     files.append('/a.md', 'more');
     files.append('/a.md', [quote(owner, owner.text)]);
+    expect(files.size('/a.md')).toBe('# quoted\nmorequoted'.length);
     expect(files.read('/a.md')).toBe('# quoted\nmorequoted');
     files.append('/b.txt', 'new');
     files.write('/a.md', 'replaced');
     expect(files.list()).toEqual(['/a.md', '/b.txt']);
     expect([files.read('/a.md'), files.read('/b.txt'), files.read('/c')]).toEqual(['replaced', 'new', undefined]);
+    expect([files.size('/a.md'), files.size('/c')]).toEqual([8, undefined]);
   });
 
   it('confines every path to the store', () => {

@@ -5,7 +5,7 @@
  * A replay keeps it in memory. Paths are built from tool names and call ids that come from the
  * conversation (seed 002's defect): every path is confined to the store, whatever those say.
  */
-import { joinParts, type TextPart } from './composed-text.js';
+import { joinParts, partText, type TextPart } from './composed-text.js';
 
 /**
  * A file's content: its text, or the parts it joins (core/composed-text.ts: an archive quoting the
@@ -20,6 +20,8 @@ export interface OffloadStore {
   /** Adds content at the end of the file (a new file when there is none); returns its path. */
   append(path: string, content: FileContent): string;
   read(path: string): string | undefined;
+  /** The file's length in characters (undefined: no such file), without joining its parts. */
+  size(path: string): number | undefined;
   list(): string[];
 }
 
@@ -38,26 +40,33 @@ export function confine(path: string): string {
   return `/${segments.map(safeSegment).join('/')}`;
 }
 
-/** A file: its parts, joined into one text at the first read (and kept as that text). */
+/** A file: its parts, joined into one text at the first read (and kept as that text), and its length. */
 interface StoredFile {
   parts: TextPart[];
+  size: number;
 }
 
-const partsOf = (content: FileContent): TextPart[] => (typeof content === 'string' ? [content] : [...content]);
+const partsOf = (content: FileContent): readonly TextPart[] => (typeof content === 'string' ? [content] : content);
+const lengthOf = (parts: readonly TextPart[]): number => parts.reduce((n, part) => n + partText(part).length, 0);
 
 export function createOffloadStore(): OffloadStore {
   const files = new Map<string, StoredFile>();
   return {
     write(path, content) {
       const at = confine(path);
-      files.set(at, { parts: partsOf(content) });
+      const parts = partsOf(content);
+      files.set(at, { parts: [...parts], size: lengthOf(parts) });
       return at;
     },
     append(path, content) {
       const at = confine(path);
+      const parts = partsOf(content);
       const file = files.get(at);
-      if (file === undefined) files.set(at, { parts: partsOf(content) });
-      else for (const part of typeof content === 'string' ? [content] : content) file.parts.push(part);
+      if (file === undefined) files.set(at, { parts: [...parts], size: lengthOf(parts) });
+      else {
+        for (const part of parts) file.parts.push(part);
+        file.size += lengthOf(parts);
+      }
       return at;
     },
     read(path) {
@@ -66,6 +75,7 @@ export function createOffloadStore(): OffloadStore {
       if (file.parts.length !== 1 || typeof file.parts[0] !== 'string') file.parts = [joinParts(file.parts)];
       return file.parts[0] as string;
     },
+    size: (path) => files.get(confine(path))?.size,
     list: () => [...files.keys()].sort(),
   };
 }

@@ -18,7 +18,8 @@ describe('indexStore', () => {
     files.write('/x.txt', 'nothing');
     expect(files.holding('timeout = 4711').list()).toEqual(['/conversation_history/a.md']);
     expect(files.holding('not indexed').list()).toEqual(files.list());
-    expect(files.holding('timeout = 4711').read('/x.txt')).toBe('nothing');
+    expect(files.read('/x.txt')).toBe('nothing');
+    expect(files.size('/x.txt')).toBe('nothing'.length);
   });
 
   it('finds a string an append completes across the seam, and keeps what the file held before', () => {
@@ -78,6 +79,7 @@ describe('indexStore', () => {
             plain.write(path, text);
             composed.forEach((store) => store.write(path, parts));
           }
+          expect(composed[k % 2]!.size(path)).toBe(plain.read(path)!.length);
           expect(composed[k % 2]!.read(path)).toBe(plain.read(path));
           expect([...foundInParts(search, parts)].sort()).toEqual([...search.find(text)].sort());
         }

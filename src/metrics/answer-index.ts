@@ -7,10 +7,11 @@
 import { partText, type Quote, type TextPart } from '../core/composed-text.js';
 import { multiSearch } from '../core/multi-search.js';
 import { confine, type OffloadStore } from '../core/offload-store.js';
+import type { ProbeFiles } from './probe-verdict.js';
 
 export interface IndexedStore extends OffloadStore {
-  /** The store as judgeProbe reads it for `text`: only the files that may hold it (all, for a string not indexed). */
-  holding(text: string): Pick<OffloadStore, 'list' | 'read'>;
+  /** The files judgeProbe looks for `text` in: those that hold it, unread (every file, for a string not indexed). */
+  holding(text: string): ProbeFiles;
 }
 
 /**
@@ -80,21 +81,24 @@ export function foundInParts(search: AnswerSearch, parts: readonly TextPart[]): 
     search.inQuote(part).forEach(add);
     afterQuote = true;
   }
-  for (let i = 0; i < regions.length; i += 2) for (const p of search.find(textBetween(parts, regions[i]!, regions[i + 1]!))) found.add(p);
-  return found;
-}
-
-/** The text `parts` join, from `lo` to `hi`. */
-function textBetween(parts: readonly TextPart[], lo: number, hi: number): string {
-  let text = '';
-  let at = 0;
+  // Each region's text, built in one pass over the parts (the regions are in order).
+  let r = 0;
+  let region = '';
+  at = 0;
   for (const part of parts) {
-    const t = partText(part);
-    if (at + t.length > lo) text += t.slice(Math.max(0, lo - at), hi - at);
-    at += t.length;
-    if (at >= hi) break;
+    const text = partText(part);
+    const end = at + text.length;
+    while (r < regions.length && regions[r]! < end) {
+      const hi = regions[r + 1]!;
+      region += text.slice(Math.max(0, regions[r]! - at), hi - at);
+      if (hi > end) break;
+      search.find(region).forEach(add);
+      region = '';
+      r += 2;
+    }
+    at = end;
   }
-  return text;
+  return found;
 }
 
 /** The last `n` characters of the text `parts` join. */
@@ -139,12 +143,13 @@ export function indexStore(store: OffloadStore, search: AnswerSearch): IndexedSt
       return holds(store.append(path, content), foundInParts(search, parts), true, tailOf(parts, seam));
     },
     read,
+    size: (path) => store.size(path),
     list: () => store.list(),
     holding(text) {
       const plain = patternOf.get(text);
       if (plain === undefined) return store;
       const escaped = patternOf.get(JSON.stringify(text).slice(1, -1))!;
-      return { list: () => [...new Set([...filesWith[plain]!, ...filesWith[escaped]!])].sort(), read };
+      return { holding: true, list: () => [...new Set([...filesWith[plain]!, ...filesWith[escaped]!])].sort(), size: (path) => store.size(path) };
     },
   };
 }

@@ -82,7 +82,22 @@ export function pointsAt(text: string, path: string): boolean {
  * How `answer` is answerable from `context` (see the module comment). `scenarioIds` are the ids of
  * the scenario's messages (`scenarioMessageIds(scenario.messages)`), so edits of them count as verbatim.
  */
-export function judgeProbe(answer: string, context: readonly Message[], files: Pick<OffloadStore, 'list' | 'read'>, scenarioIds: ReadonlySet<string>): ProbeVerdict {
+/**
+ * The files judgeProbe looks for an answer in: a store's, each read and searched, or (`holding`) an
+ * index's files known to hold the answer, as written or JSON-escaped (answer-index.ts), not read.
+ */
+export type ProbeFiles =
+  | Pick<OffloadStore, 'list' | 'read'>
+  | { readonly holding: true; list(): string[]; size(path: string): number | undefined };
+
+/** The length of file `path` if it holds `answer` (or `escaped`), else undefined. */
+function sizeHolding(files: ProbeFiles, path: string, answer: string, escaped: string): number | undefined {
+  if ('holding' in files) return files.size(path);
+  const content = files.read(path);
+  return content !== undefined && (content.includes(answer) || content.includes(escaped)) ? content.length : undefined;
+}
+
+export function judgeProbe(answer: string, context: readonly Message[], files: ProbeFiles, scenarioIds: ReadonlySet<string>): ProbeVerdict {
   if (answer === '') throw new RangeError('judgeProbe: the answer is empty (every context would hold it)');
   let inserted = false;
   // From the newest message: a probe asks about a recent step more often than about the first ones,
@@ -98,11 +113,10 @@ export function judgeProbe(answer: string, context: readonly Message[], files: P
   let best: { path: string; size: number } | undefined;
   let text: string | undefined;
   for (const path of files.list()) {
-    const content = files.read(path);
-    if (content === undefined || !(content.includes(answer) || content.includes(escaped))) continue;
-    if (best !== undefined && content.length >= best.size) continue;
+    const size = sizeHolding(files, path, answer, escaped);
+    if (size === undefined || (best !== undefined && size >= best.size)) continue;
     text ??= searchableText(context);
-    if (pointsAt(text, path)) best = { path, size: content.length };
+    if (pointsAt(text, path)) best = { path, size };
   }
   return best ? { how: 'recoverable', file: best.path } : { how: 'lost' };
 }

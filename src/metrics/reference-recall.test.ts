@@ -1,10 +1,11 @@
 import { readdirSync } from 'node:fs';
+import fc from 'fast-check';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { assistantMessage, strategyOrigin, systemMessage, toolMessage, userMessage, withContent, type Message } from '../core/messages.js';
 import { loadScenario } from '../scenarios/load.js';
 import { generateScenario } from '../scenarios/generate/index.js';
 import { parseScenario, turns, type Scenario } from '../scenarios/scenario.js';
-import { argumentTexts, messageFacts, presentInContext, referenceTargets, referenceTargetsOf } from './reference-recall.js';
+import { argumentTexts, messageFacts, presentInContext, referenceTargets, referenceTargetsOf, targetsPresent } from './reference-recall.js';
 
 // ---------------------------------------------------------------------------------------------------
 // Named fixtures: a hand-built history whose targets are computed by hand below.
@@ -286,6 +287,44 @@ describe('reference-recall', () => {
       const grep = turns(scenario)[1]!.after[0]!;
       const masked = history.map((m) => (m === grep ? withContent(m, '[output masked]', strategyOrigin('masking', 'masked')) : m));
       expect(presentInContext(targets, masked)).toBe(0);
+    });
+  });
+
+  describe('targetsPresent', () => {
+    it('property: counts what presentInContext counts, messages searched once whatever context holds them', () => {
+      const unit = fc.constantFrom('a', 'b', '/', '.', '_', '1');
+      const text = fc.string({ unit, maxLength: 12 });
+      const message = fc.oneof(
+        text.map((content) => userMessage({ id: 'u', content })),
+        fc.tuple(text, fc.array(text, { maxLength: 2 })).map(([content, args]) =>
+          assistantMessage({ id: 'a', content, toolCalls: args.map((a, i) => ({ id: `c${i}`, name: 'bash', arguments: a })) }),
+        ),
+      );
+      fc.assert(
+        fc.property(fc.array(fc.string({ unit, maxLength: 4 }), { maxLength: 8 }), fc.array(message, { minLength: 1, maxLength: 8 }), fc.array(fc.array(fc.nat(20)), { maxLength: 4 }), (all, messages, contexts) => {
+          const present = targetsPresent(all);
+          // Contexts share messages; the targets asked are some of `all` and one outside it.
+          for (const picks of contexts) {
+            const context = picks.map((k) => messages[k % messages.length]!);
+            const targets = [...all.filter((_, i) => picks.includes(i)), 'b1/'];
+            expect(present(targets, context)).toBe(presentInContext(targets, context));
+          }
+        }),
+        { numRuns: 300 },
+      );
+    });
+
+    it('on real turns: the verdicts of presentInContext, with and without the grep output', () => {
+      const scenario = scenarios.get(SWE_DJANGO)!;
+      const all = referenceTargets(scenario);
+      const present = targetsPresent([...all.values()].flat());
+      const grep = turns(scenario)[1]!.after[0]!;
+      for (const [step, targets] of all) {
+        const history = before(scenario, step);
+        const masked = history.map((m) => (m === grep ? withContent(m, '[output masked]', strategyOrigin('masking', 'masked')) : m));
+        expect(present(targets, history)).toBe(targets.length);
+        expect(present(targets, masked)).toBe(presentInContext(targets, masked));
+      }
     });
   });
 

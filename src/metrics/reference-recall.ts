@@ -32,6 +32,7 @@
  */
 import { extractFacts } from '../core/facts.js';
 import type { Message } from '../core/messages.js';
+import { multiSearch } from '../core/multi-search.js';
 import type { Scenario } from '../scenarios/scenario.js';
 import { mentions } from './context-text.js';
 
@@ -127,4 +128,49 @@ export function presentInContext(targets: readonly string[], context: readonly M
     }
   }
   return present;
+}
+
+/** presentInContext over one set of targets: how many of `targets` the context holds. */
+export type TargetsPresent = (targets: readonly string[], context: readonly Message[]) => number;
+
+const NONE: ReadonlySet<number> = new Set();
+
+/**
+ * presentInContext for targets out of `all` (a scenario's), each message searched once for all of
+ * them (core/multi-search.ts) and what it holds remembered with it: a target no message of the
+ * context holds costs a lookup per message, not a read of every message's text at every step.
+ * Messages are shared by a scenario's runs, so a message is read once per thread, whichever
+ * strategy's context holds it.
+ */
+export function targetsPresent(all: Iterable<string>): TargetsPresent {
+  const patterns = [...new Set(all)].filter((t) => t !== '');
+  const indexOf = new Map(patterns.map((p, i) => [p, i]));
+  const search = multiSearch(patterns);
+  const held = new WeakMap<Message, ReadonlySet<number>>();
+  const holds = (m: Message): ReadonlySet<number> => {
+    let found: ReadonlySet<number> | undefined = held.get(m);
+    if (found === undefined) {
+      const set = search.find(m.content);
+      if (m.role === 'assistant') for (const call of m.toolCalls) for (const p of search.find(call.arguments)) set.add(p);
+      held.set(m, (found = set.size === 0 ? NONE : set));
+    }
+    return found;
+  };
+  return (targets, context) => {
+    let present = 0;
+    for (const target of targets) {
+      const index = indexOf.get(target);
+      if (index === undefined) {
+        present += presentInContext([target], context);
+        continue;
+      }
+      for (let i = context.length - 1; i >= 0; i--) {
+        if (holds(context[i]!).has(index)) {
+          present++;
+          break;
+        }
+      }
+    }
+    return present;
+  };
 }

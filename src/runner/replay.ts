@@ -19,7 +19,7 @@ import { suspectTruncation } from '../llm/truncation.js';
 import { answerSearch, indexStore, type AnswerSearch } from '../metrics/answer-index.js';
 import { judgeProbe } from '../metrics/probe-verdict.js';
 import { prefixTokens, sharedPrefixLength } from '../metrics/prompt-cache.js';
-import { presentInContext, referenceTargets } from '../metrics/reference-recall.js';
+import { referenceTargets, targetsPresent, type TargetsPresent } from '../metrics/reference-recall.js';
 import { prelude, turns, type Scenario } from '../scenarios/scenario.js';
 import { createAdmit } from './admit.js';
 import { createReactiveAgent, type Exchange } from './reactive-agent.js';
@@ -35,6 +35,14 @@ function targetsOf(scenario: Scenario): ReturnType<typeof referenceTargets> {
   let targets = referenceCache.get(scenario);
   if (!targets) referenceCache.set(scenario, (targets = referenceTargets(scenario)));
   return targets;
+}
+
+/** The search for a scenario's reference targets in contexts, shared by every strategy's run. */
+const presentSearches = new WeakMap<Scenario, TargetsPresent>();
+function presentOf(scenario: Scenario): TargetsPresent {
+  let present = presentSearches.get(scenario);
+  if (!present) presentSearches.set(scenario, (present = targetsPresent([...targetsOf(scenario).values()].flat())));
+  return present;
 }
 
 /** The probe answers' search, shared by every run of the scenario: a message archived by several runs is searched once. */
@@ -79,6 +87,7 @@ export async function replayScenario(options: ReplayOptions): Promise<RunResult>
   const exactSteps = new Set<number>(); // steps that sent the recorded history unchanged
   let exact = true; // the session's messages are still the recorded history, untouched
   const targets = targetsOf(scenario);
+  const presentInContext = presentOf(scenario);
   const scenarioIds = new Set(scenario.messages.map((m) => m.id));
   const probesAt = probesByStep(scenario);
   const probes: ProbeRecord[] = [];
