@@ -83,7 +83,8 @@ import { DEFAULT_REREAD_CAPS, type ReactiveReplay, type RunResult } from '../src
 import { generateScenario } from '../src/scenarios/generate/index.js';
 import { GENERATE_LIMITS, type GenerateOptions } from '../src/scenarios/generate/options.js';
 import { loadScenarioPaths, loadScenarios, type LoadedScenario } from '../src/scenarios/load.js';
-import { parseScenario, prelude, turns } from '../src/scenarios/scenario.js';
+import { parseScenario } from '../src/scenarios/scenario.js';
+import { prelude, turns } from '../src/scenarios/turns.js';
 import type { ScenarioFile } from '../src/scenarios/schema.js';
 import { startModelServer } from '../src/server/index.js';
 import { renderReport } from '../src/report/render.js';

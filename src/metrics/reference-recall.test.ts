@@ -4,8 +4,10 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { assistantMessage, strategyOrigin, systemMessage, toolMessage, userMessage, withContent, type Message } from '../core/messages.js';
 import { loadScenario } from '../scenarios/load.js';
 import { generateScenario } from '../scenarios/generate/index.js';
-import { parseScenario, turns, type Scenario } from '../scenarios/scenario.js';
-import { argumentTexts, messageFacts, presentInContext, referenceTargets, referenceTargetsOf, targetsPresent } from './reference-recall.js';
+import { parseScenario, type Scenario } from '../scenarios/scenario.js';
+import { turns } from '../scenarios/turns.js';
+import { argumentTexts, messageFacts, followRun, presentInContext, referenceTargets, referenceTargetsOf, targetsPresent } from './reference-recall.js';
+import { appendOnlyCopy } from '../core/append-only.js';
 
 // ---------------------------------------------------------------------------------------------------
 // Named fixtures: a hand-built history whose targets are computed by hand below.
@@ -308,6 +310,27 @@ describe('reference-recall', () => {
             const context = picks.map((k) => messages[k % messages.length]!);
             const targets = [...all.filter((_, i) => picks.includes(i)), 'b1/'];
             expect(present(targets, context)).toBe(presentInContext(targets, context));
+          }
+        }),
+        { numRuns: 300 },
+      );
+    });
+
+    it("property: followRun counts what presentInContext counts over a run's contexts, grown in place or replaced", () => {
+      const unit = fc.constantFrom('a', 'b', '/', '1');
+      const message = fc.string({ unit, maxLength: 8 }).map((content) => userMessage({ id: 'u', content }));
+      // A step: append messages to the run's array (a strategy sending the history on), or start a new
+      // array from some of its messages (an edit); then count some targets.
+      const step = fc.record({ grow: fc.boolean(), add: fc.array(message, { maxLength: 3 }), keep: fc.nat(6), ask: fc.array(fc.nat(5), { maxLength: 4 }) });
+      fc.assert(
+        fc.property(fc.array(fc.string({ unit, minLength: 1, maxLength: 3 }), { minLength: 1, maxLength: 6 }), fc.array(step, { maxLength: 10 }), (all, steps) => {
+          const count = followRun(targetsPresent(all));
+          let context = appendOnlyCopy([]);
+          for (const s of steps) {
+            if (!s.grow) context = appendOnlyCopy(context.slice(0, s.keep));
+            context.push(...s.add);
+            const targets = s.ask.map((k) => all[k % all.length]!);
+            expect(count(targets, context)).toBe(presentInContext(targets, context));
           }
         }),
         { numRuns: 300 },

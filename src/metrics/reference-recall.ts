@@ -32,6 +32,7 @@
  */
 import { extractFacts } from '../core/facts.js';
 import type { Message } from '../core/messages.js';
+import { unchangedPrefix } from '../core/append-only.js';
 import { multiSearch } from '../core/multi-search.js';
 import type { Scenario } from '../scenarios/scenario.js';
 import { mentions } from './context-text.js';
@@ -130,8 +131,8 @@ export function presentInContext(targets: readonly string[], context: readonly M
   return present;
 }
 
-/** presentInContext over one set of targets: how many of `targets` the context holds. */
-export type TargetsPresent = (targets: readonly string[], context: readonly Message[]) => number;
+/** presentInContext over one set of targets: how many of `targets` messages `from` on of the context hold. */
+export type TargetsPresent = (targets: readonly string[], context: readonly Message[], from?: number) => number;
 
 const NONE: ReadonlySet<number> = new Set();
 
@@ -156,15 +157,15 @@ export function targetsPresent(all: Iterable<string>): TargetsPresent {
     }
     return found;
   };
-  return (targets, context) => {
+  return (targets, context, from = 0) => {
     let present = 0;
     for (const target of targets) {
       const index = indexOf.get(target);
       if (index === undefined) {
-        present += presentInContext([target], context);
+        present += presentInContext([target], context.slice(from));
         continue;
       }
-      for (let i = context.length - 1; i >= 0; i--) {
+      for (let i = context.length - 1; i >= from; i--) {
         if (holds(context[i]!).has(index)) {
           present++;
           break;
@@ -172,5 +173,30 @@ export function targetsPresent(all: Iterable<string>): TargetsPresent {
       }
     }
     return present;
+  };
+}
+
+/**
+ * presentInContext for one run's contexts, step after step. While the context is the same
+ * append-only array grown (core/append-only.ts: a strategy that sent the history on unchanged), a
+ * target found stays found and one not found is looked for only in what was appended since: a lost
+ * target costs the new messages, not the whole context at every step.
+ */
+export function followRun(present: TargetsPresent): (targets: readonly string[], context: readonly Message[]) => number {
+  let last: readonly Message[] | undefined;
+  let lastLength = 0;
+  /** Per target: found in `last`, or the length of its prefix known not to hold it. */
+  const known = new Map<string, true | number>();
+  return (targets, context) => {
+    if (unchangedPrefix(context, last, lastLength) !== lastLength) known.clear();
+    [last, lastLength] = [context, context.length];
+    let count = 0;
+    for (const target of targets) {
+      const before = known.get(target);
+      const found = before === true || present([target], context, before ?? 0) > 0;
+      known.set(target, found || context.length);
+      if (found) count++;
+    }
+    return count;
   };
 }

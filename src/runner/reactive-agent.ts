@@ -7,7 +7,8 @@ import type { Message } from '../core/messages.js';
 import type { OffloadStore } from '../core/offload-store.js';
 import type { RecoveryCounts, RereadCaps } from '../core/run-records.js';
 import { answerSource, referenceSources, type ReferenceSource } from '../metrics/reference-sources.js';
-import type { Scenario, Turn } from '../scenarios/scenario.js';
+import type { Scenario } from '../scenarios/scenario.js';
+import type { Turn } from '../scenarios/turns.js';
 
 /** What one request adds to the conversation: the agent's turn and what followed it. */
 export type Exchange = Pick<Turn, 'assistant' | 'after'>;

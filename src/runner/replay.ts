@@ -19,8 +19,9 @@ import { suspectTruncation } from '../llm/truncation.js';
 import { answerSearch, indexStore, type AnswerSearch } from '../metrics/answer-index.js';
 import { judgeProbe } from '../metrics/probe-verdict.js';
 import { prefixTokens, sharedPrefixLength } from '../metrics/prompt-cache.js';
-import { referenceTargets, targetsPresent, type TargetsPresent } from '../metrics/reference-recall.js';
-import { prelude, turns, type Scenario } from '../scenarios/scenario.js';
+import { followRun, referenceTargets, targetsPresent, type TargetsPresent } from '../metrics/reference-recall.js';
+import type { Scenario } from '../scenarios/scenario.js';
+import { prelude, turns } from '../scenarios/turns.js';
 import { createAdmit } from './admit.js';
 import { createReactiveAgent, type Exchange } from './reactive-agent.js';
 import { auxiliaryLlm, probeAsker } from './aux-llm.js';
@@ -87,7 +88,7 @@ export async function replayScenario(options: ReplayOptions): Promise<RunResult>
   const exactSteps = new Set<number>(); // steps that sent the recorded history unchanged
   let exact = true; // the session's messages are still the recorded history, untouched
   const targets = targetsOf(scenario);
-  const presentInContext = presentOf(scenario);
+  const presentInContext = followRun(presentOf(scenario));
   const scenarioIds = new Set(scenario.messages.map((m) => m.id));
   const probesAt = probesByStep(scenario);
   const probes: ProbeRecord[] = [];

@@ -7,7 +7,6 @@ import {
   systemMessage,
   toolMessage,
   userMessage,
-  type AssistantMessage,
   type Message,
 } from '../core/messages.js';
 import { checkPairing, describeViolations } from '../core/pairing.js';
@@ -28,14 +27,6 @@ export interface Scenario {
   /** The tool definitions its agent requests send; absent when the recording has none. */
   readonly tools?: readonly ToolDefinition[] | undefined;
   readonly messages: readonly Message[];
-}
-
-/** One replay step: the recorded assistant turn at `index`, and the messages that follow it. */
-export interface Turn {
-  readonly index: number;
-  readonly assistant: AssistantMessage;
-  /** Tool results and user messages up to the next assistant turn. */
-  readonly after: readonly Message[];
 }
 
 /** Validates raw file data (already parsed from JSON/YAML) and builds the scenario. */
@@ -136,20 +127,4 @@ function checkProbes(probes: readonly Probe[], messages: readonly Message[], fil
     if (before === undefined) throw scenarioInvalid(file, `${where}: step ${probe.step} is past the last step (${starts.length - 1})`);
     if (!plantedBefore(messages, before, probe.answer)) throw scenarioInvalid(file, `${where}: its answer "${probe.answer.slice(0, 60)}" never appears in the history before step ${probe.step}`);
   });
-}
-
-/** The messages before the first assistant turn (system prompt, task). */
-export function prelude(scenario: Scenario): readonly Message[] {
-  const first = scenario.messages.findIndex((m) => m.role === 'assistant');
-  return scenario.messages.slice(0, first);
-}
-
-/** The recorded assistant turns in order, each with what followed it. */
-export function turns(scenario: Scenario): Turn[] {
-  const out: { index: number; assistant: AssistantMessage; after: Message[] }[] = [];
-  scenario.messages.forEach((m, index) => {
-    if (m.role === 'assistant') out.push({ index, assistant: m, after: [] });
-    else out.at(-1)?.after.push(m);
-  });
-  return out.map((t) => Object.freeze({ ...t, after: Object.freeze(t.after) }));
 }

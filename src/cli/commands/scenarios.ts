@@ -10,7 +10,7 @@ import { checkOutput, writeOutput, type OutputSpec } from '../../core/output-fil
 import { createTokenCounter } from '../../core/tokens.js';
 import { findScenarioFiles } from '../../scenarios/find.js';
 import { importFileAll, importFound, noScenarioFound, skippedNote, type ImportedFile } from '../../scenarios/load.js';
-import { turns } from '../../scenarios/scenario.js';
+import { turns } from '../../scenarios/turns.js';
 import { SCENARIO_FILE } from '../../scenarios/schema.js';
 import { BUNDLED_SCENARIOS } from '../paths.js';
 import { printable } from '../printable.js';

@@ -6,7 +6,7 @@ import { z } from 'zod';
 import type { TokenCounter } from '../../core/tokens.js';
 import { windowFor } from '../../runner/job-plan.js';
 import type { LoadedScenario } from '../../scenarios/load.js';
-import { turns } from '../../scenarios/scenario.js';
+import { turns } from '../../scenarios/turns.js';
 import { VERSION } from '../paths.js';
 import { count, documentHeader } from './document.js';
 

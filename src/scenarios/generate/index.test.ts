@@ -5,7 +5,8 @@ import { bench, expectOneLineError, tempDir } from '../../../test/helpers/cli.js
 import { extractFacts } from '../../core/facts.js';
 import { createTokenCounter, type TokenCounter } from '../../core/tokens.js';
 import { loadScenario } from '../load.js';
-import { parseScenario, turns } from '../scenario.js';
+import { parseScenario } from '../scenario.js';
+import { turns } from '../turns.js';
 import type { ScenarioFile, ScenarioFileMessage } from '../schema.js';
 import { generateScenario } from './index.js';
 import { syntheticId } from './naming.js';

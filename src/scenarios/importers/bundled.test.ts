@@ -4,7 +4,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { BUNDLES, DATA_DIR, REPO_ROOT, bundle } from '../../../scripts/bundle-scenarios.js';
 import { loadScenario } from '../load.js';
-import { turns } from '../scenario.js';
+import { turns } from '../turns.js';
 
 const folders = BUNDLES.map((b) => path.join(REPO_ROOT, 'scenarios', b.folder));
 const files = folders.flatMap((dir) => readdirSync(dir).filter((f) => f.endsWith('.json')).map((f) => path.join(dir, f)));
