@@ -30,4 +30,16 @@ describe('multiSearch', () => {
       }),
     );
   });
+
+  it('finds the same without its move table, for strings too many for one', () => {
+    // 1,000 strings of 60 characters out of 100: about 60,000 nodes x 101 symbols, past the table's 4,000,000 entries.
+    let seed = 7;
+    const random = (n: number): number => ((seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) % n);
+    const word = (length: number): string => Array.from({ length }, () => String.fromCharCode(0x100 + random(100))).join('');
+    const strings = Array.from({ length: 1000 }, () => word(60));
+    const text = word(200) + strings[3]! + word(50) + strings[999]!.slice(0, 59) + strings[500]!;
+    const expected = strings.flatMap((s, i) => (text.includes(s) ? [i] : []));
+    expect(expected).toEqual([3, 500]);
+    expect([...multiSearch(strings).find(text)].sort((a, b) => a - b)).toEqual(expected);
+  });
 });

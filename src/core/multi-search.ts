@@ -1,7 +1,9 @@
 /**
  * Which of a fixed set of strings occur in a text, in one pass over the text whatever their number
- * (Aho-Corasick: a trie of the strings with failure links). Searching each string with `includes`
- * costs a pass per string; a replay searches every stored file for every probe answer.
+ * (Aho-Corasick: a trie of the strings with failure links, turned into a table of every node's move
+ * on every character the strings hold: one array read per character of the text). Searching each
+ * string with `includes` costs a pass per string; a replay searches every stored file for every
+ * probe answer, and every message of its contexts for the reference targets.
  */
 
 export interface MultiSearch {
@@ -46,31 +48,58 @@ export function multiSearch(strings: readonly string[]): MultiSearch {
       queue.push(child);
     }
   }
-  // The root's moves by code unit (0: none). The search spends most of a text at the root (no string
-  // begun), where this array read replaces a Map lookup per character.
-  const fromRoot = new Uint32Array(65_536);
-  for (const [code, child] of next[0]!) fromRoot[code] = child;
+  const nodes = next.length;
+  // The code units the strings hold, numbered from 1; any other one is 0, which leads back to the root.
+  const symbols = new Uint16Array(65_536);
+  let width = 1;
+  for (const moves of next) for (const code of moves.keys()) if (symbols[code] === 0) symbols[code] = width++;
+  const longest = strings.reduce((n, s) => Math.max(n, s.length), 0);
+  if (nodes * width > MAX_TABLE_ENTRIES) return { longest, find: mapSearch(next, fail, out) };
+  // The automaton's move from every node on every symbol (a node's missing ones are its failure
+  // target's, complete before it in breadth-first order): one array read per character of the text.
+  const moves = new Int32Array(nodes * width);
+  for (const [code, child] of next[0]!) moves[symbols[code]!] = child;
+  for (const node of queue) {
+    const row = node * width;
+    moves.copyWithin(row, fail[node]! * width, fail[node]! * width + width);
+    for (const [code, child] of next[node]!) moves[row + symbols[code]!] = child;
+  }
   return {
-    longest: strings.reduce((n, s) => Math.max(n, s.length), 0),
+    longest,
     find(text, from = 0) {
       const found = new Set<number>();
       let node = 0;
       for (let i = from; i < text.length; i++) {
-        const code = text.charCodeAt(i);
-        if (node === 0) {
-          node = fromRoot[code]!;
-          for (const index of out[node]!) found.add(index);
-          continue;
-        }
-        let child = next[node]!.get(code);
-        while (child === undefined && node !== 0) {
-          node = fail[node]!;
-          child = next[node]!.get(code);
-        }
-        node = child ?? 0;
-        for (const index of out[node]!) found.add(index);
+        node = moves[node * width + symbols[text.charCodeAt(i)]!]!;
+        const hits = out[node]!;
+        for (let k = 0; k < hits.length; k++) found.add(hits[k]!);
       }
       return found;
     },
+  };
+}
+
+/**
+ * Entries (nodes x symbols) past which the move table is not built: 16 MB. A scenario's strings (its
+ * probe answers, its reference targets: a few thousand characters) need a few hundred thousand.
+ */
+const MAX_TABLE_ENTRIES = 4_000_000;
+
+/** The search without the move table: a node's moves in a Map, failure links followed as they come. */
+function mapSearch(next: readonly Map<number, number>[], fail: readonly number[], out: readonly number[][]): MultiSearch['find'] {
+  return (text, from = 0) => {
+    const found = new Set<number>();
+    let node = 0;
+    for (let i = from; i < text.length; i++) {
+      const code = text.charCodeAt(i);
+      let child = next[node]!.get(code);
+      while (child === undefined && node !== 0) {
+        node = fail[node]!;
+        child = next[node]!.get(code);
+      }
+      node = child ?? 0;
+      for (const index of out[node]!) found.add(index);
+    }
+    return found;
   };
 }
