@@ -6,7 +6,7 @@ import { archiveConversation } from '../strategies/parts/conversation-archive.js
 import { createOffloadStore, type OffloadStore } from '../core/offload-store.js';
 import { largeOutputPointer, RECOVERY_PROMPT } from '../strategies/parts/offload-tiers.js';
 import { summaryMessageText } from '../strategies/parts/summarizers/valis.js';
-import { judgeProbe, passed, PROBE_HOWS, pointsAt, rereadTokens, scenarioMessageIds, type ProbeHow } from './probe-verdict.js';
+import { contextPointsAt, judgeProbe, passed, PROBE_HOWS, pointsAt, rereadTokens, scenarioMessageIds, type ProbeHow } from './probe-verdict.js';
 
 // ---------------------------------------------------------------------------------------------------
 // Named fixtures: a four-message scenario, the facts it plants, and what strategies make of it.
@@ -183,6 +183,27 @@ describe('probes', () => {
       ['the same path inside another tree', 'cat repo/tool_outputs/a.txt', '/tool_outputs/a.txt', false],
     ])('%s', (_what, text, path, expected) => {
       expect(pointsAt(text, path)).toBe(expected);
+    });
+  });
+
+  describe('contextPointsAt', () => {
+    it('property: a context points at a path when its text does, every content and call argument a line of it', () => {
+      const unit = fc.constantFrom('a', '/', '.', '-', ' ', '\n', 'b');
+      const text = fc.string({ unit, maxLength: 12 });
+      const message = fc.oneof(
+        text.map((content) => userMessage({ id: 'u', content })),
+        fc.tuple(text, fc.array(text, { maxLength: 2 })).map(([content, args]) =>
+          assistantMessage({ id: 'a', content, toolCalls: args.map((a, i) => ({ id: `c${i}`, name: 'bash', arguments: a })) }),
+        ),
+      );
+      const path = fc.array(fc.constantFrom('a', 'b', 'a.b', 'a-'), { minLength: 1, maxLength: 3 }).map((segments) => `/${segments.join('/')}`);
+      fc.assert(
+        fc.property(fc.array(message, { maxLength: 5 }), path, (context, p) => {
+          const lines = context.flatMap((m) => [m.content, ...(m.role === 'assistant' ? m.toolCalls.map((c) => c.arguments) : [])]);
+          expect(contextPointsAt(context, p)).toBe(pointsAt(lines.join('\n'), p));
+        }),
+        { numRuns: 500 },
+      );
     });
   });
 

@@ -22,7 +22,7 @@ import type { Message } from '../core/messages.js';
 import { PER_MESSAGE_TOKENS, type TokenCounter } from '../core/tokens.js';
 import type { ProbeCounts } from '../core/run-records.js';
 import type { OffloadStore } from '../core/offload-store.js';
-import { mentions, searchableText } from './context-text.js';
+import { mentions } from './context-text.js';
 
 export const PROBE_HOWS = ['verbatim', 'summary', 'recoverable', 'lost'] as const;
 export type ProbeHow = (typeof PROBE_HOWS)[number];
@@ -62,26 +62,37 @@ const BEFORE = '(?<![\\w./-])';
 const AFTER = '(?![\\w/-]|\\.\\w)';
 
 /**
- * Whether the context's text points at store path `path`: the path itself, with or without its
- * leading '/', or one of its folders, rooted and with its trailing slash (`/a/` or `/a/b/` for
- * `/a/b/c.txt`), each as a whole (not inside a longer path: `/tool_outputs/b.txt` names no other file
- * of `/tool_outputs/`, `repo/tool_outputs/a.txt` is not `/tool_outputs/a.txt`).
+ * What points at store path `path`: the path itself, with or without its leading '/', or one of its
+ * folders, rooted and with its trailing slash (`/a/` or `/a/b/` for `/a/b/c.txt`), each as a whole
+ * (not inside a longer path: `/tool_outputs/b.txt` names no other file of `/tool_outputs/`,
+ * `repo/tool_outputs/a.txt` is not `/tool_outputs/a.txt`).
  */
-export function pointsAt(text: string, path: string): boolean {
+function pointers(path: string): RegExp[] {
   const relative = path.replace(/^\/+/, '');
-  if (relative === '') return false;
-  if (new RegExp(`${BEFORE}/?${escapeRegExp(relative)}${AFTER}`).test(text)) return true;
-  if (!path.startsWith('/')) return false;
+  if (relative === '') return [];
+  const patterns = [new RegExp(`${BEFORE}/?${escapeRegExp(relative)}${AFTER}`)];
+  if (!path.startsWith('/')) return patterns;
   for (let cut = path.indexOf('/', 1); cut !== -1; cut = path.indexOf('/', cut + 1)) {
-    if (new RegExp(`${BEFORE}${escapeRegExp(path.slice(0, cut + 1))}(?![\\w.-])`).test(text)) return true;
+    patterns.push(new RegExp(`${BEFORE}${escapeRegExp(path.slice(0, cut + 1))}(?![\\w.-])`));
   }
-  return false;
+  return patterns;
+}
+
+/** Whether `text` points at store path `path` (see pointers). */
+export function pointsAt(text: string, path: string): boolean {
+  return pointers(path).some((p) => p.test(text));
 }
 
 /**
- * How `answer` is answerable from `context` (see the module comment). `scenarioIds` are the ids of
- * the scenario's messages (`scenarioMessageIds(scenario.messages)`), so edits of them count as verbatim.
+ * Whether a message of `context` points at `path`: its content or one of its tool calls' arguments
+ * (a path holds no line break, so none spans two of them, nor two messages).
  */
+export function contextPointsAt(context: readonly Message[], path: string): boolean {
+  const patterns = pointers(path);
+  const pointing = (text: string): boolean => patterns.some((p) => p.test(text));
+  return context.some((m) => pointing(m.content) || (m.role === 'assistant' && m.toolCalls.some((call) => pointing(call.arguments))));
+}
+
 /**
  * The files judgeProbe looks for an answer in: a store's, each read and searched, or (`holding`) an
  * index's files known to hold the answer, as written or JSON-escaped (answer-index.ts), not read.
@@ -111,12 +122,10 @@ export function judgeProbe(answer: string, context: readonly Message[], files: P
   if (inserted) return { how: 'summary' };
   const escaped = JSON.stringify(answer).slice(1, -1);
   let best: { path: string; size: number } | undefined;
-  let text: string | undefined;
   for (const path of files.list()) {
     const size = sizeHolding(files, path, answer, escaped);
     if (size === undefined || (best !== undefined && size >= best.size)) continue;
-    text ??= searchableText(context);
-    if (pointsAt(text, path)) best = { path, size };
+    if (contextPointsAt(context, path)) best = { path, size };
   }
   return best ? { how: 'recoverable', file: best.path } : { how: 'lost' };
 }
