@@ -47,6 +47,8 @@ describe('indexStore', () => {
         }
         for (const answer of answers) {
           expect(judgeProbe(answer, [POINTER], indexed.holding(answer), new Set())).toEqual(judgeProbe(answer, [POINTER], plain, new Set()));
+          // The indexed store itself is a whole store, read file by file (as a reactive replay's agent reads it).
+          expect(judgeProbe(answer, [POINTER], indexed, new Set())).toEqual(judgeProbe(answer, [POINTER], plain, new Set()));
           const escaped = JSON.stringify(answer).slice(1, -1);
           const holding = plain.list().filter((f) => plain.read(f)!.includes(answer) || plain.read(f)!.includes(escaped));
           expect(indexed.holding(answer).list()).toEqual(holding);

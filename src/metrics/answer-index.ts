@@ -149,7 +149,7 @@ export function indexStore(store: OffloadStore, search: AnswerSearch): IndexedSt
       const plain = patternOf.get(text);
       if (plain === undefined) return store;
       const escaped = patternOf.get(JSON.stringify(text).slice(1, -1))!;
-      return { holding: true, list: () => [...new Set([...filesWith[plain]!, ...filesWith[escaped]!])].sort(), size: (path) => store.size(path) };
+      return { holdAnswer: true, list: () => [...new Set([...filesWith[plain]!, ...filesWith[escaped]!])].sort(), size: (path) => store.size(path) };
     },
   };
 }

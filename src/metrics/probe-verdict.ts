@@ -94,16 +94,16 @@ export function contextPointsAt(context: readonly Message[], path: string): bool
 }
 
 /**
- * The files judgeProbe looks for an answer in: a store's, each read and searched, or (`holding`) an
+ * The files judgeProbe looks for an answer in: a store's, each read and searched, or (`holdAnswer`) an
  * index's files known to hold the answer, as written or JSON-escaped (answer-index.ts), not read.
  */
 export type ProbeFiles =
   | Pick<OffloadStore, 'list' | 'read'>
-  | { readonly holding: true; list(): string[]; size(path: string): number | undefined };
+  | { readonly holdAnswer: true; list(): string[]; size(path: string): number | undefined };
 
 /** The length of file `path` if it holds `answer` (or `escaped`), else undefined. */
 function sizeHolding(files: ProbeFiles, path: string, answer: string, escaped: string): number | undefined {
-  if ('holding' in files) return files.size(path);
+  if ('holdAnswer' in files) return files.size(path);
   const content = files.read(path);
   return content !== undefined && (content.includes(answer) || content.includes(escaped)) ? content.length : undefined;
 }
