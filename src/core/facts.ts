@@ -30,7 +30,10 @@ const KINDS = Object.keys(FACT_PATTERNS) as FactKind[];
 const minLength = (kind: FactKind): number => (kind === 'snake' || kind === 'camel' ? MIN_IDENTIFIER : MIN_LENGTH);
 
 /** [start, end) of each match, flattened: [s0, e0, s1, e1, ...], in order, never overlapping. */
-type Spans = number[];
+type Spans = readonly number[];
+
+/** No match: shared, never written to. */
+const NO_SPANS: Spans = Object.freeze([]);
 
 /** A character of the runs paths and hashes are made of: [\w.-]. */
 function isRunChar(code: number): boolean {
@@ -47,7 +50,7 @@ function isRunChar(code: number): boolean {
 const PATH_HERE = new RegExp(FACT_PATTERNS.path.source, 'y');
 
 function pathSpans(text: string): Spans {
-  const spans: Spans = [];
+  const spans: number[] = [];
   let end = 0;
   for (let slash = text.indexOf('/'); slash !== -1; slash = text.indexOf('/', slash + 1)) {
     let start = slash;
@@ -71,7 +74,7 @@ const EXTENSION_HERE = new RegExp(FACT_PATTERNS.file.source.slice(FACT_PATTERNS.
 const isWordChar = (code: number): boolean => (code >= 48 && code <= 57) || (code >= 65 && code <= 90) || (code >= 97 && code <= 122) || code === 95;
 
 function fileSpans(text: string): Spans {
-  const spans: Spans = [];
+  const spans: number[] = [];
   let end = 0;
   for (let dot = text.indexOf('.'); dot !== -1; dot = text.indexOf('.', dot + 1)) {
     EXTENSION_HERE.lastIndex = dot;
@@ -95,7 +98,7 @@ function fileSpans(text: string): Spans {
 const HEX_BETWEEN_BOUNDARIES = /\b[0-9a-f]{7,40}\b/g;
 
 function hashSpans(text: string): Spans {
-  const spans: Spans = [];
+  const spans: number[] = [];
   for (const match of text.matchAll(HEX_BETWEEN_BOUNDARIES)) {
     const [start, end] = [match.index, match.index + match[0].length];
     if (isRunChar(text.charCodeAt(start - 1)) || isRunChar(text.charCodeAt(end))) continue;
@@ -105,7 +108,7 @@ function hashSpans(text: string): Spans {
 }
 
 function spansOf(pattern: RegExp, text: string): Spans {
-  const spans: Spans = [];
+  const spans: number[] = [];
   pattern.lastIndex = 0;
   for (let match = pattern.exec(text); match; match = pattern.exec(text)) spans.push(match.index, pattern.lastIndex);
   return spans;
@@ -116,7 +119,7 @@ const NEEDS: Readonly<Record<FactKind, RegExp>> = { path: /\//, file: /\./, snak
 
 /** Every match of one kind's pattern in `text`: what `text.matchAll(FACT_PATTERNS[kind])` finds. */
 export function matchesOf(kind: FactKind, text: string): Spans {
-  if (!NEEDS[kind].test(text)) return [];
+  if (!NEEDS[kind].test(text)) return NO_SPANS;
   if (kind === 'path') return pathSpans(text);
   if (kind === 'file') return fileSpans(text);
   if (kind === 'hash') return hashSpans(text);
@@ -137,25 +140,33 @@ function within(spans: Spans, start: number, end: number): boolean {
 
 /** The facts in `text`, unique, in order of first appearance. */
 export function extractFacts(text: string): string[] {
-  const found = new Map<string, number>();
+  // Most lines hold few facts or none: nothing is built for a kind that matches nothing.
+  let found: Map<string, number> | undefined;
   // The matches kept, per kind: each kind's are in order and apart, so "inside an earlier, longer
   // match" is one binary search per earlier kind.
   const kept: Spans[] = [];
+  let kinds = 0; // kinds with a fact
   for (const kind of KINDS) {
     const spans = matchesOf(kind, text);
+    if (spans.length === 0) continue;
     const shortest = minLength(kind);
-    const mine: Spans = [];
+    const mine: number[] = [];
     for (let i = 0; i < spans.length; i += 2) {
       const start = spans[i]!;
       const end = spans[i + 1]!;
       if (end - start < shortest || kept.some((earlier) => within(earlier, start, end))) continue;
       mine.push(start, end);
       const fact = text.slice(start, end);
+      found ??= new Map();
       if (!found.has(fact)) found.set(fact, start);
     }
+    if (mine.length === 0) continue;
     kept.push(mine);
+    kinds++;
   }
-  return [...found.entries()].sort((a, b) => a[1] - b[1]).map(([fact]) => fact);
+  if (found === undefined) return [];
+  // One kind's facts are in order already.
+  return kinds === 1 ? [...found.keys()] : [...found.entries()].sort((a, b) => a[1] - b[1]).map(([fact]) => fact);
 }
 
 /**
