@@ -4,7 +4,7 @@
  * tallies what that cost and what was held or lost.
  */
 import type { Message } from '../core/messages.js';
-import type { OffloadStore } from '../core/offload-store.js';
+import type { IndexedStore } from '../metrics/answer-index.js';
 import type { RecoveryCounts, RereadCaps } from '../core/run-records.js';
 import { answerSource, referenceSources, type ReferenceSource } from '../metrics/reference-sources.js';
 import type { Scenario } from '../scenarios/scenario.js';
@@ -27,7 +27,8 @@ export interface ReactiveAgentInput {
   readonly scenario: Scenario;
   readonly caps: RereadCaps;
   readonly log: RunLog;
-  readonly files: OffloadStore;
+  /** The run's store, indexed for the turns' needs. */
+  readonly files: IndexedStore;
   readonly scenarioIds: ReadonlySet<string>;
   /** The reference targets of each recorded turn (reference-recall.ts). */
   readonly targets: ReadonlyMap<number, readonly string[]>;

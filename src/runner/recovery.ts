@@ -14,7 +14,7 @@
  * Several strings from one source are recovered by one re-read.
  */
 import { assistantMessage, toolMessage, type AssistantMessage, type Message, type ToolMessage } from '../core/messages.js';
-import type { OffloadStore } from '../core/offload-store.js';
+import type { IndexedStore } from '../metrics/answer-index.js';
 import { judgeProbe } from '../metrics/probe-verdict.js';
 import type { ReferenceSource } from '../metrics/reference-sources.js';
 
@@ -34,7 +34,8 @@ export interface NeedsCheck {
 
 export interface NeedsInput {
   readonly context: readonly Message[];
-  readonly files: Pick<OffloadStore, 'list' | 'read'>;
+  /** The run's store: the files that may hold a string (`holding`, judged unread), and a file's text for its re-read. */
+  readonly files: Pick<IndexedStore, 'holding' | 'read'>;
   readonly scenarioIds: ReadonlySet<string>;
   /** The recorded source of a string, when it came from a tool result. */
   readonly sourceOf: (need: string) => ReferenceSource | undefined;
@@ -53,7 +54,7 @@ export function checkNeeds(needs: readonly string[], input: NeedsInput): NeedsCh
     recoveries.set(recovery.key, known ? { ...known, needs: [...known.needs, need] } : recovery);
   };
   for (const need of needs) {
-    const verdict = judgeProbe(need, input.context, input.files, input.scenarioIds);
+    const verdict = judgeProbe(need, input.context, input.files.holding(need), input.scenarioIds);
     if (verdict.how === 'verbatim') held.push(need);
     else if (verdict.how === 'summary') summaryHeld.push(need);
     else if (verdict.how === 'recoverable' && !input.tried.has(`offload:${verdict.file}`)) {

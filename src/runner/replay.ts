@@ -46,11 +46,20 @@ function presentOf(scenario: Scenario): TargetsPresent {
   return present;
 }
 
-/** The probe answers' search, shared by every run of the scenario: a message archived by several runs is searched once. */
+/**
+ * The search of what a replay looks for in its offload store, shared by every run of the scenario (a
+ * message archived by several runs is searched once): the probe answers; with the reference targets
+ * too for a reactive replay, whose agent looks for those before every turn.
+ */
 const answerSearches = new WeakMap<Scenario, AnswerSearch>();
-function answersOf(scenario: Scenario): AnswerSearch {
-  let search = answerSearches.get(scenario);
-  if (!search) answerSearches.set(scenario, (search = answerSearch(scenario.probes.map((p) => p.answer))));
+const reactiveSearches = new WeakMap<Scenario, AnswerSearch>();
+function answersOf(scenario: Scenario, reactive: boolean): AnswerSearch {
+  const searches = reactive ? reactiveSearches : answerSearches;
+  let search = searches.get(scenario);
+  if (!search) {
+    const answers = scenario.probes.map((p) => p.answer);
+    searches.set(scenario, (search = answerSearch(reactive ? [...answers, ...[...targetsOf(scenario).values()].flat()] : answers)));
+  }
   return search;
 }
 
@@ -80,7 +89,7 @@ export async function replayScenario(options: ReplayOptions): Promise<RunResult>
     clock: options.hookClock,
     preempted: options.preempted,
   });
-  const files = indexStore(createOffloadStore(), answersOf(scenario));
+  const files = indexStore(createOffloadStore(), answersOf(scenario, options.replay !== undefined));
   const log = new RunLog(window, counter);
   const admit = createAdmit(counter, log);
   const llm = guard.llm(auxiliaryLlm({ backend, counter, window, log, admit, tools: scenario.tools }));
