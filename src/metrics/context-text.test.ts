@@ -1,6 +1,7 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { assistantMessage, toolMessage, userMessage } from '../core/messages.js';
-import { mentions } from './context-text.js';
+import { mentions, mentionsIndex } from './context-text.js';
 
 // ---------------------------------------------------------------------------------------------------
 // Named fixtures.
@@ -31,6 +32,27 @@ describe('context-text', () => {
     it('does not find what is not there', () => {
       expect(mentions(RESULT, 'src/app.py')).toBe(false);
       expect(mentions(TWO_CALLS, 'pwd')).toBe(false);
+    });
+  });
+
+  describe('mentionsIndex', () => {
+    it('property: answers what mentions answers, for the strings it indexed and any other', () => {
+      const unit = fc.constantFrom('a', 'b', '/', '1', '"');
+      const text = fc.string({ unit, maxLength: 10 });
+      const message = fc.oneof(
+        text.map((content) => userMessage({ id: 'u', content })),
+        fc.tuple(text, fc.array(text, { maxLength: 2 })).map(([content, args]) =>
+          assistantMessage({ id: 'a', content, toolCalls: args.map((a, i) => ({ id: `c${i}`, name: 'bash', arguments: a })) }),
+        ),
+      );
+      fc.assert(
+        fc.property(fc.array(fc.string({ unit, maxLength: 3 }), { maxLength: 6 }), fc.array(message, { minLength: 1, maxLength: 5 }), fc.array(fc.string({ unit, maxLength: 3 }), { maxLength: 4 }), (all, messages, others) => {
+          const mentionedIn = mentionsIndex(all);
+          // Asked twice: the second answer comes from what the message was found to hold.
+          for (let round = 0; round < 2; round++) for (const m of messages) for (const t of [...all, ...others]) expect(mentionedIn(m, t)).toBe(mentions(m, t));
+        }),
+        { numRuns: 300 },
+      );
     });
   });
 });

@@ -22,7 +22,7 @@ import type { Message } from '../core/messages.js';
 import { PER_MESSAGE_TOKENS, type TokenCounter } from '../core/tokens.js';
 import type { ProbeCounts } from '../core/run-records.js';
 import type { OffloadStore } from '../core/offload-store.js';
-import { mentions } from './context-text.js';
+import { mentions, type Mentions } from './context-text.js';
 
 export const PROBE_HOWS = ['verbatim', 'summary', 'recoverable', 'lost'] as const;
 export type ProbeHow = (typeof PROBE_HOWS)[number];
@@ -108,14 +108,19 @@ function sizeHolding(files: ProbeFiles, path: string, answer: string, escaped: s
   return content !== undefined && (content.includes(answer) || content.includes(escaped)) ? content.length : undefined;
 }
 
-export function judgeProbe(answer: string, context: readonly Message[], files: ProbeFiles, scenarioIds: ReadonlySet<string>): ProbeVerdict {
+/**
+ * How `answer` is answerable from `context` (see the module comment). `scenarioIds` are the ids of
+ * the scenario's messages (`scenarioMessageIds(scenario.messages)`), so edits of them count as verbatim.
+ * `mentionedIn` answers whether a message holds the answer: `mentions`, or a replay's mentionsIndex.
+ */
+export function judgeProbe(answer: string, context: readonly Message[], files: ProbeFiles, scenarioIds: ReadonlySet<string>, mentionedIn: Mentions = mentions): ProbeVerdict {
   if (answer === '') throw new RangeError('judgeProbe: the answer is empty (every context would hold it)');
   let inserted = false;
   // From the newest message: a probe asks about a recent step more often than about the first ones,
   // and the verdict does not depend on the order (any scenario message wins over inserted ones).
   for (let i = context.length - 1; i >= 0; i--) {
     const m = context[i]!;
-    if (!mentions(m, answer)) continue;
+    if (!mentionedIn(m, answer)) continue;
     if (m.origin.source === 'scenario' || scenarioIds.has(m.id)) return { how: 'verbatim' };
     inserted = true;
   }

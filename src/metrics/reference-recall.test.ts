@@ -8,6 +8,7 @@ import { parseScenario, type Scenario } from '../scenarios/scenario.js';
 import { turns } from '../scenarios/turns.js';
 import { argumentTexts, messageFacts, followRun, presentInContext, referenceTargets, referenceTargetsOf, targetsPresent } from './reference-recall.js';
 import { appendOnlyCopy } from '../core/append-only.js';
+import { mentionsIndex } from './context-text.js';
 
 // ---------------------------------------------------------------------------------------------------
 // Named fixtures: a hand-built history whose targets are computed by hand below.
@@ -304,7 +305,7 @@ describe('reference-recall', () => {
       );
       fc.assert(
         fc.property(fc.array(fc.string({ unit, maxLength: 4 }), { maxLength: 8 }), fc.array(message, { minLength: 1, maxLength: 8 }), fc.array(fc.array(fc.nat(20)), { maxLength: 4 }), (all, messages, contexts) => {
-          const present = targetsPresent(all);
+          const present = targetsPresent(mentionsIndex(all));
           // Contexts share messages; the targets asked are some of `all` and one outside it.
           for (const picks of contexts) {
             const context = picks.map((k) => messages[k % messages.length]!);
@@ -324,7 +325,7 @@ describe('reference-recall', () => {
       const step = fc.record({ grow: fc.boolean(), add: fc.array(message, { maxLength: 3 }), keep: fc.nat(6), ask: fc.array(fc.nat(5), { maxLength: 4 }) });
       fc.assert(
         fc.property(fc.array(fc.string({ unit, minLength: 1, maxLength: 3 }), { minLength: 1, maxLength: 6 }), fc.array(step, { maxLength: 10 }), (all, steps) => {
-          const count = followRun(targetsPresent(all));
+          const count = followRun(targetsPresent(mentionsIndex(all)));
           let context = appendOnlyCopy([]);
           for (const s of steps) {
             if (!s.grow) context = appendOnlyCopy(context.slice(0, s.keep));
@@ -340,7 +341,7 @@ describe('reference-recall', () => {
     it('on real turns: the verdicts of presentInContext, with and without the grep output', () => {
       const scenario = scenarios.get(SWE_DJANGO)!;
       const all = referenceTargets(scenario);
-      const present = targetsPresent([...all.values()].flat());
+      const present = targetsPresent(mentionsIndex([...all.values()].flat()));
       const grep = turns(scenario)[1]!.after[0]!;
       for (const [step, targets] of all) {
         const history = before(scenario, step);

@@ -33,9 +33,8 @@
 import { extractFacts } from '../core/facts.js';
 import type { Message } from '../core/messages.js';
 import { unchangedPrefix } from '../core/append-only.js';
-import { multiSearch } from '../core/multi-search.js';
 import type { Scenario } from '../scenarios/scenario.js';
-import { mentions } from './context-text.js';
+import { mentions, type Mentions } from './context-text.js';
 
 /** The texts an assistant's tool-call arguments are read as (rule 1): each JSON string or number value. */
 export function argumentTexts(args: string): string[] {
@@ -134,39 +133,17 @@ export function presentInContext(targets: readonly string[], context: readonly M
 /** presentInContext over one set of targets: how many of `targets` messages `from` on of the context hold. */
 export type TargetsPresent = (targets: readonly string[], context: readonly Message[], from?: number) => number;
 
-const NONE: ReadonlySet<number> = new Set();
-
 /**
- * presentInContext for targets out of `all` (a scenario's), each message searched once for all of
- * them (core/multi-search.ts) and what it holds remembered with it: a target no message of the
- * context holds costs a lookup per message, not a read of every message's text at every step.
- * Messages are shared by a scenario's runs, so a message is read once per thread, whichever
- * strategy's context holds it.
+ * presentInContext answered by `mentions` (a mentionsIndex of a scenario's strings: each message
+ * searched once for all of them): a target no message of the context holds costs a lookup per
+ * message, not a read of every message's text at every step.
  */
-export function targetsPresent(all: Iterable<string>): TargetsPresent {
-  const patterns = [...new Set(all)].filter((t) => t !== '');
-  const indexOf = new Map(patterns.map((p, i) => [p, i]));
-  const search = multiSearch(patterns);
-  const held = new WeakMap<Message, ReadonlySet<number>>();
-  const holds = (m: Message): ReadonlySet<number> => {
-    let found: ReadonlySet<number> | undefined = held.get(m);
-    if (found === undefined) {
-      const set = search.find(m.content);
-      if (m.role === 'assistant') for (const call of m.toolCalls) for (const p of search.find(call.arguments)) set.add(p);
-      held.set(m, (found = set.size === 0 ? NONE : set));
-    }
-    return found;
-  };
+export function targetsPresent(mentions: Mentions): TargetsPresent {
   return (targets, context, from = 0) => {
     let present = 0;
     for (const target of targets) {
-      const index = indexOf.get(target);
-      if (index === undefined) {
-        present += presentInContext([target], context.slice(from));
-        continue;
-      }
       for (let i = context.length - 1; i >= from; i--) {
-        if (holds(context[i]!).has(index)) {
+        if (mentions(context[i]!, target)) {
           present++;
           break;
         }

@@ -5,6 +5,7 @@
  */
 import type { Message } from '../core/messages.js';
 import type { IndexedStore } from '../metrics/answer-index.js';
+import type { Mentions } from '../metrics/context-text.js';
 import type { RecoveryCounts, RereadCaps } from '../core/run-records.js';
 import { answerSource, referenceSources, type ReferenceSource } from '../metrics/reference-sources.js';
 import type { Scenario } from '../scenarios/scenario.js';
@@ -30,6 +31,8 @@ export interface ReactiveAgentInput {
   /** The run's store, indexed for the turns' needs. */
   readonly files: IndexedStore;
   readonly scenarioIds: ReadonlySet<string>;
+  /** Whether a message holds a string (context-text.ts: the replay's index of the scenario's strings). */
+  readonly mentionedIn: Mentions;
   /** The reference targets of each recorded turn (reference-recall.ts). */
   readonly targets: ReadonlyMap<number, readonly string[]>;
   /** The answers of the probes judged at each recorded turn. */
@@ -65,7 +68,7 @@ export function createReactiveAgent(input: ReactiveAgentInput): ReactiveAgent {
       const targets = input.targets.get(turnIndex) ?? [];
       const needs = [...new Set([...targets, ...(input.probeAnswers.get(turnIndex) ?? [])])];
       if (needs.length === 0) return undefined;
-      const check = checkNeeds(needs, { context, files: input.files, scenarioIds: input.scenarioIds, sourceOf, tried });
+      const check = checkNeeds(needs, { context, files: input.files, scenarioIds: input.scenarioIds, mentionedIn: input.mentionedIn, sourceOf, tried });
       const recovery = check.recoveries[0];
       const capped = turnRereads >= caps.perTurn ? 'turn' : totals.rereads >= caps.perRun ? 'run' : undefined;
       if (recovery && !capped) return recovery;

@@ -15,6 +15,7 @@
  */
 import { assistantMessage, toolMessage, type AssistantMessage, type Message, type ToolMessage } from '../core/messages.js';
 import type { IndexedStore } from '../metrics/answer-index.js';
+import type { Mentions } from '../metrics/context-text.js';
 import { judgeProbe } from '../metrics/probe-verdict.js';
 import type { ReferenceSource } from '../metrics/reference-sources.js';
 
@@ -37,6 +38,8 @@ export interface NeedsInput {
   /** The run's store: the files that may hold a string (`holding`, judged unread), and a file's text for its re-read. */
   readonly files: Pick<IndexedStore, 'holding' | 'read'>;
   readonly scenarioIds: ReadonlySet<string>;
+  /** Whether a message holds a string (`mentions`, or the replay's index of the scenario's strings). */
+  readonly mentionedIn?: Mentions | undefined;
   /** The recorded source of a string, when it came from a tool result. */
   readonly sourceOf: (need: string) => ReferenceSource | undefined;
   /** Recovery keys already re-read for this turn: what they did not bring back is lost, not read again. */
@@ -54,7 +57,7 @@ export function checkNeeds(needs: readonly string[], input: NeedsInput): NeedsCh
     recoveries.set(recovery.key, known ? { ...known, needs: [...known.needs, need] } : recovery);
   };
   for (const need of needs) {
-    const verdict = judgeProbe(need, input.context, input.files.holding(need), input.scenarioIds);
+    const verdict = judgeProbe(need, input.context, input.files.holding(need), input.scenarioIds, input.mentionedIn);
     if (verdict.how === 'verbatim') held.push(need);
     else if (verdict.how === 'summary') summaryHeld.push(need);
     else if (verdict.how === 'recoverable' && !input.tried.has(`offload:${verdict.file}`)) {

@@ -19,7 +19,8 @@ import { suspectTruncation } from '../llm/truncation.js';
 import { answerSearch, indexStore, type AnswerSearch } from '../metrics/answer-index.js';
 import { judgeProbe } from '../metrics/probe-verdict.js';
 import { prefixTokens, sharedPrefixLength } from '../metrics/prompt-cache.js';
-import { followRun, referenceTargets, targetsPresent, type TargetsPresent } from '../metrics/reference-recall.js';
+import { followRun, referenceTargets, targetsPresent } from '../metrics/reference-recall.js';
+import { mentionsIndex, type Mentions } from '../metrics/context-text.js';
 import type { Scenario } from '../scenarios/scenario.js';
 import { prelude, turns } from '../scenarios/turns.js';
 import { createAdmit } from './admit.js';
@@ -38,12 +39,16 @@ function targetsOf(scenario: Scenario): ReturnType<typeof referenceTargets> {
   return targets;
 }
 
-/** The search for a scenario's reference targets in contexts, shared by every strategy's run. */
-const presentSearches = new WeakMap<Scenario, TargetsPresent>();
-function presentOf(scenario: Scenario): TargetsPresent {
-  let present = presentSearches.get(scenario);
-  if (!present) presentSearches.set(scenario, (present = targetsPresent([...targetsOf(scenario).values()].flat())));
-  return present;
+/**
+ * Which of a scenario's probe answers and reference targets each message holds, each message searched
+ * once per thread for all of them: shared by every strategy's run (reference recall, probe verdicts, a
+ * reactive agent's needs).
+ */
+const mentionIndexes = new WeakMap<Scenario, Mentions>();
+function mentionsOf(scenario: Scenario): Mentions {
+  let index = mentionIndexes.get(scenario);
+  if (!index) mentionIndexes.set(scenario, (index = mentionsIndex([...scenario.probes.map((p) => p.answer), ...[...targetsOf(scenario).values()].flat()])));
+  return index;
 }
 
 /**
@@ -97,7 +102,8 @@ export async function replayScenario(options: ReplayOptions): Promise<RunResult>
   const exactSteps = new Set<number>(); // steps that sent the recorded history unchanged
   let exact = true; // the session's messages are still the recorded history, untouched
   const targets = targetsOf(scenario);
-  const presentInContext = followRun(presentOf(scenario));
+  const mentionedIn = mentionsOf(scenario);
+  const presentInContext = followRun(targetsPresent(mentionedIn));
   const scenarioIds = new Set(scenario.messages.map((m) => m.id));
   const probesAt = probesByStep(scenario);
   const probes: ProbeRecord[] = [];
@@ -119,7 +125,7 @@ export async function replayScenario(options: ReplayOptions): Promise<RunResult>
   let failedStep: number | undefined;
   let truncation: { step: number; failure: string } | undefined; // the first truncated request
   const reactive = options.replay
-    ? createReactiveAgent({ scenario, caps: options.replay.caps, log, files, scenarioIds, targets, probeAnswers: answersByStep(probesAt) })
+    ? createReactiveAgent({ scenario, caps: options.replay.caps, log, files, scenarioIds, mentionedIn, targets, probeAnswers: answersByStep(probesAt) })
     : undefined;
 
   const startSession = (): void => {
@@ -132,7 +138,7 @@ export async function replayScenario(options: ReplayOptions): Promise<RunResult>
     for (const probe of probesAt.get(step) ?? []) {
       // The recorded history unchanged holds every answer (scenario.ts checkProbes refuses a probe
       // whose answer is not in the history before its step): verbatim, no search.
-      const verdict = exact ? { how: 'verbatim' as const, file: undefined } : judgeProbe(probe.answer, context, files.holding(probe.answer), scenarioIds);
+      const verdict = exact ? { how: 'verbatim' as const, file: undefined } : judgeProbe(probe.answer, context, files.holding(probe.answer), scenarioIds, mentionedIn);
       const asked = options.askProbes ? await askProbe(context, probe) : {};
       probes.push({ probeId: probe.id, step, answer: probe.answer, how: verdict.how, file: verdict.file, ...asked });
     }
