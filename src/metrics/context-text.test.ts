@@ -1,5 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { textMessage } from '../../test/helpers/text-messages.js';
 import { assistantMessage, toolMessage, userMessage } from '../core/messages.js';
 import { mentions, mentionsIndex } from './context-text.js';
 
@@ -38,13 +39,7 @@ describe('context-text', () => {
   describe('mentionsIndex', () => {
     it('property: answers what mentions answers, for the strings it indexed and any other', () => {
       const unit = fc.constantFrom('a', 'b', '/', '1', '"');
-      const text = fc.string({ unit, maxLength: 10 });
-      const message = fc.oneof(
-        text.map((content) => userMessage({ id: 'u', content })),
-        fc.tuple(text, fc.array(text, { maxLength: 2 })).map(([content, args]) =>
-          assistantMessage({ id: 'a', content, toolCalls: args.map((a, i) => ({ id: `c${i}`, name: 'bash', arguments: a })) }),
-        ),
-      );
+      const message = textMessage(unit, 10);
       fc.assert(
         fc.property(fc.array(fc.string({ unit, maxLength: 3 }), { maxLength: 6 }), fc.array(message, { minLength: 1, maxLength: 5 }), fc.array(fc.string({ unit, maxLength: 3 }), { maxLength: 4 }), (all, messages, others) => {
           const mentionedIn = mentionsIndex(all);

@@ -1,5 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { textMessage } from '../../test/helpers/text-messages.js';
 import { assistantMessage, strategyOrigin, systemMessage, toolMessage, userMessage, withContent, type Message } from '../core/messages.js';
 import { charsPerFour, counterFrom } from '../core/tokens.js';
 import { archiveConversation } from '../strategies/parts/conversation-archive.js';
@@ -189,13 +190,7 @@ describe('probes', () => {
   describe('contextPointsAt', () => {
     it('property: a context points at a path when its text does, every content and call argument a line of it', () => {
       const unit = fc.constantFrom('a', '/', '.', '-', ' ', '\n', 'b');
-      const text = fc.string({ unit, maxLength: 12 });
-      const message = fc.oneof(
-        text.map((content) => userMessage({ id: 'u', content })),
-        fc.tuple(text, fc.array(text, { maxLength: 2 })).map(([content, args]) =>
-          assistantMessage({ id: 'a', content, toolCalls: args.map((a, i) => ({ id: `c${i}`, name: 'bash', arguments: a })) }),
-        ),
-      );
+      const message = textMessage(unit, 12);
       const path = fc.array(fc.constantFrom('a', 'b', 'a.b', 'a-'), { minLength: 1, maxLength: 3 }).map((segments) => `/${segments.join('/')}`);
       fc.assert(
         fc.property(fc.array(message, { maxLength: 5 }), path, (context, p) => {

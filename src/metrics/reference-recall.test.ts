@@ -1,6 +1,7 @@
 import { readdirSync } from 'node:fs';
 import fc from 'fast-check';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { textMessage } from '../../test/helpers/text-messages.js';
 import { assistantMessage, strategyOrigin, systemMessage, toolMessage, userMessage, withContent, type Message } from '../core/messages.js';
 import { loadScenario } from '../scenarios/load.js';
 import { generateScenario } from '../scenarios/generate/index.js';
@@ -296,13 +297,7 @@ describe('reference-recall', () => {
   describe('targetsPresent', () => {
     it('property: counts what presentInContext counts, messages searched once whatever context holds them', () => {
       const unit = fc.constantFrom('a', 'b', '/', '.', '_', '1');
-      const text = fc.string({ unit, maxLength: 12 });
-      const message = fc.oneof(
-        text.map((content) => userMessage({ id: 'u', content })),
-        fc.tuple(text, fc.array(text, { maxLength: 2 })).map(([content, args]) =>
-          assistantMessage({ id: 'a', content, toolCalls: args.map((a, i) => ({ id: `c${i}`, name: 'bash', arguments: a })) }),
-        ),
-      );
+      const message = textMessage(unit, 12);
       fc.assert(
         fc.property(fc.array(fc.string({ unit, maxLength: 4 }), { maxLength: 8 }), fc.array(message, { minLength: 1, maxLength: 8 }), fc.array(fc.array(fc.nat(20)), { maxLength: 4 }), (all, messages, contexts) => {
           const present = targetsPresent(mentionsIndex(all));
