@@ -104,8 +104,11 @@ export function foundInParts(search: AnswerSearch, parts: readonly TextPart[]): 
 /** The last `n` characters of the text `parts` join. */
 function tailOf(parts: readonly TextPart[], n: number): string {
   let tail = '';
-  for (let i = parts.length - 1; i >= 0 && tail.length < n; i--) tail = partText(parts[i]!).slice(-(n - tail.length) || Infinity) + tail;
-  return tail.slice(-n || Infinity);
+  for (let i = parts.length - 1; i >= 0 && tail.length < n; i--) {
+    const text = partText(parts[i]!);
+    tail = text.slice(Math.max(0, text.length - (n - tail.length))) + tail;
+  }
+  return tail;
 }
 
 /** `store`, indexed for `search`'s strings on every write. */

@@ -47,9 +47,13 @@ function targetsOf(scenario: Scenario): ReturnType<typeof referenceTargets> {
 const mentionIndexes = new WeakMap<Scenario, Mentions>();
 function mentionsOf(scenario: Scenario): Mentions {
   let index = mentionIndexes.get(scenario);
-  if (!index) mentionIndexes.set(scenario, (index = mentionsIndex([...scenario.probes.map((p) => p.answer), ...[...targetsOf(scenario).values()].flat()])));
+  if (!index) mentionIndexes.set(scenario, (index = mentionsIndex([...probeAnswers(scenario), ...allTargets(scenario)])));
   return index;
 }
+
+const probeAnswers = (scenario: Scenario): string[] => scenario.probes.map((p) => p.answer);
+/** Every turn's reference targets, one list. */
+const allTargets = (scenario: Scenario): string[] => [...targetsOf(scenario).values()].flat();
 
 /**
  * The search of what a replay looks for in its offload store, shared by every run of the scenario (a
@@ -61,10 +65,7 @@ const reactiveSearches = new WeakMap<Scenario, AnswerSearch>();
 function answersOf(scenario: Scenario, reactive: boolean): AnswerSearch {
   const searches = reactive ? reactiveSearches : answerSearches;
   let search = searches.get(scenario);
-  if (!search) {
-    const answers = scenario.probes.map((p) => p.answer);
-    searches.set(scenario, (search = answerSearch(reactive ? [...answers, ...[...targetsOf(scenario).values()].flat()] : answers)));
-  }
+  if (!search) searches.set(scenario, (search = answerSearch(reactive ? [...probeAnswers(scenario), ...allTargets(scenario)] : probeAnswers(scenario))));
   return search;
 }
 
