@@ -130,43 +130,50 @@ export function runRow(run: RunResult): RunRow {
   };
 }
 
-export function stepRows(run: RunResult): StepRow[] {
-  return run.steps.map((step, seq) => ({
-    run_id: run.runId,
-    seq,
-    step: step.step,
-    session: step.session,
-    purpose: step.purpose,
-    prompt_tokens: step.promptTokens,
-    completion_tokens: step.completionTokens,
-    context_pct: step.contextPct,
-    message_count: step.messageCount,
-    usage_source: step.usageSource,
-    recorded_prompt_tokens: step.recordedPromptTokens ?? null,
-    action: step.action,
-    cache_hit: step.cached === undefined ? null : Number(step.cached),
-    provider_prompt_tokens: step.providerPromptTokens ?? null,
-    finish_reason: step.finishReason ?? null,
-  }));
+/** A run's step rows, made one at a time as they are appended. */
+export function* stepRows(run: RunResult): Generator<StepRow> {
+  for (let seq = 0; seq < run.steps.length; seq++) {
+    const step = run.steps[seq]!;
+    yield {
+      run_id: run.runId,
+      seq,
+      step: step.step,
+      session: step.session,
+      purpose: step.purpose,
+      prompt_tokens: step.promptTokens,
+      completion_tokens: step.completionTokens,
+      context_pct: step.contextPct,
+      message_count: step.messageCount,
+      usage_source: step.usageSource,
+      recorded_prompt_tokens: step.recordedPromptTokens ?? null,
+      action: step.action,
+      cache_hit: step.cached === undefined ? null : Number(step.cached),
+      provider_prompt_tokens: step.providerPromptTokens ?? null,
+      finish_reason: step.finishReason ?? null,
+    };
+  }
 }
 
-export function eventRows(run: RunResult): EventRow[] {
-  return run.events.map((event, seq) => ({
-    run_id: run.runId,
-    seq,
-    step: event.step,
-    session: event.session,
-    kind: event.kind,
-    message_id: event.messageId ?? null,
-    detail: event.detail,
-    tokens_before: event.tokensBefore ?? null,
-    tokens_after: event.tokensAfter ?? null,
-    message_ids_json: event.messageIds === undefined ? null : JSON.stringify(event.messageIds),
-    text: event.text ?? null,
-  }));
+/** A run's event rows, made one at a time as they are appended. */
+export function* eventRows(run: RunResult): Generator<EventRow> {
+  for (let seq = 0; seq < run.events.length; seq++) {
+    const event = run.events[seq]!;
+    yield {
+      run_id: run.runId,
+      seq,
+      step: event.step,
+      session: event.session,
+      kind: event.kind,
+      message_id: event.messageId ?? null,
+      detail: event.detail,
+      tokens_before: event.tokensBefore ?? null,
+      tokens_after: event.tokensAfter ?? null,
+      message_ids_json: event.messageIds === undefined ? null : JSON.stringify(event.messageIds),
+      text: event.text ?? null,
+    };
+  }
 }
 
-/** Rebuilds a run from its row and its step and event rows, each already in stored order. */
 export function probeRows(run: RunResult): ProbeRow[] {
   return run.probes.map((p) => ({
     run_id: run.runId,
@@ -192,6 +199,7 @@ function probeFromRow(row: ProbeRow): ProbeRecord {
   };
 }
 
+/** Rebuilds a run from its row and its step and event rows, each already in stored order. */
 export function runFromRows(row: RunRow, steps: readonly StepRow[], events: readonly EventRow[], probes: readonly ProbeRow[] = []): RunResult {
   return {
     runId: row.run_id,

@@ -160,8 +160,8 @@ export class ResultStore {
       await this.transaction(async () => {
         const runs = waiting.map((w) => w.run);
         await appendRows(this.connection, RUNS, runs.map(runRow));
-        await appendRows(this.connection, STEPS, runs.flatMap(stepRows));
-        await appendRows(this.connection, EVENTS, runs.flatMap(eventRows));
+        await appendRows(this.connection, STEPS, eachRow(runs, stepRows));
+        await appendRows(this.connection, EVENTS, eachRow(runs, eventRows));
         await appendRows(this.connection, PROBES, runs.flatMap(probeRows));
       });
       waiting.forEach((w) => w.saved());
@@ -347,4 +347,9 @@ function groupByRun<R extends { run_id: string }>(rows: readonly R[]): Map<strin
     else group.push(row);
   }
   return groups;
+}
+
+/** The rows of each run in turn, made as they are appended. */
+function* eachRow<R>(runs: readonly RunResult[], rowsOf: (run: RunResult) => Iterable<R>): Generator<R> {
+  for (const run of runs) yield* rowsOf(run);
 }

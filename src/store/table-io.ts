@@ -19,21 +19,25 @@ const YIELD_ROWS = 1000;
 /**
  * Appends rows to `def`'s table. Inside a transaction the rows become part of it: they are flushed
  * into the transaction when the appender closes and disappear on ROLLBACK. On failure the appender's
- * buffered rows are discarded so that nothing can be flushed later, outside the transaction.
+ * buffered rows are discarded so that nothing can be flushed later, outside the transaction. `rows`
+ * may be made as they are appended (a generator): a write of many runs' steps then never holds them
+ * all as row objects, which would outlive the young generation across the write's yields.
  */
 export async function appendRows<T extends TableDef>(
   connection: DuckDBConnection,
   def: T,
-  rows: readonly Row<T>[],
+  rows: Iterable<Row<T>>,
 ): Promise<void> {
   const columns = Object.entries(def.columns).map(([name, spec]) => ({ name, ...columnType(spec) }));
   const appender = await connection.createAppender(def.name);
   try {
-    for (let i = 0; i < rows.length; i++) {
+    let i = 0;
+    for (const row of rows) {
       // A matrix's worker threads wait on this thread for their next job: a write of many runs' steps
       // lets their messages through every so often instead of holding them for its whole length.
       if (i > 0 && i % YIELD_ROWS === 0) await setImmediate();
-      const values = rows[i] as Record<string, Value>;
+      i++;
+      const values = row as Record<string, Value>;
       for (const column of columns) appendValue(appender, column.type, values[column.name], column.name);
       appender.endRow();
     }
