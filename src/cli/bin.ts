@@ -15,8 +15,8 @@ import { buildProgram } from './program.js';
  * matrix's garbage (each step's contexts and records, each save's rows) then holds the memory; 3x costs
  * no time (full collections are a small part of the GC time, scavenges most of it), 2x does. The flag
  * is the process's: it holds for the worker threads too. Measured on 20 x 400 generated steps,
- * `-s all -j 2`, 4 runs each: peak RSS 544-611 MiB by default, 483-502 at 3x, 476-506 at 2x; time
- * 13.6-14.1 s, 13.6-13.9 s, 14.2-14.5 s.
+ * `-s all -j 2`, 3 runs each: peak RSS 562-584 MiB by default, 469-495 at 3x; fastest 13.8 s and
+ * 13.6 s (2x: 10 MiB less than 3x, 4% more time).
  */
 setFlagsFromString('--heap-growing-percent=200');
 
