@@ -130,49 +130,46 @@ export function runRow(run: RunResult): RunRow {
   };
 }
 
-/** A run's step rows, made one at a time as they are appended. */
-export function* stepRows(run: RunResult): Generator<StepRow> {
-  for (let seq = 0; seq < run.steps.length; seq++) {
-    const step = run.steps[seq]!;
-    yield {
-      run_id: run.runId,
-      seq,
-      step: step.step,
-      session: step.session,
-      purpose: step.purpose,
-      prompt_tokens: step.promptTokens,
-      completion_tokens: step.completionTokens,
-      context_pct: step.contextPct,
-      message_count: step.messageCount,
-      usage_source: step.usageSource,
-      recorded_prompt_tokens: step.recordedPromptTokens ?? null,
-      action: step.action,
-      cache_hit: step.cached === undefined ? null : Number(step.cached),
-      provider_prompt_tokens: step.providerPromptTokens ?? null,
-      finish_reason: step.finishReason ?? null,
-    };
-  }
+/** Rows made one at a time as an appender takes them: `row` of each record and its position. */
+function* rowsOf<T, R>(records: readonly T[], row: (record: T, seq: number) => R): Generator<R> {
+  for (let seq = 0; seq < records.length; seq++) yield row(records[seq]!, seq);
 }
 
+/** A run's step rows, made one at a time as they are appended. */
+export const stepRows = (run: RunResult): Generator<StepRow> =>
+  rowsOf(run.steps, (step, seq) => ({
+    run_id: run.runId,
+    seq,
+    step: step.step,
+    session: step.session,
+    purpose: step.purpose,
+    prompt_tokens: step.promptTokens,
+    completion_tokens: step.completionTokens,
+    context_pct: step.contextPct,
+    message_count: step.messageCount,
+    usage_source: step.usageSource,
+    recorded_prompt_tokens: step.recordedPromptTokens ?? null,
+    action: step.action,
+    cache_hit: step.cached === undefined ? null : Number(step.cached),
+    provider_prompt_tokens: step.providerPromptTokens ?? null,
+    finish_reason: step.finishReason ?? null,
+  }));
+
 /** A run's event rows, made one at a time as they are appended. */
-export function* eventRows(run: RunResult): Generator<EventRow> {
-  for (let seq = 0; seq < run.events.length; seq++) {
-    const event = run.events[seq]!;
-    yield {
-      run_id: run.runId,
-      seq,
-      step: event.step,
-      session: event.session,
-      kind: event.kind,
-      message_id: event.messageId ?? null,
-      detail: event.detail,
-      tokens_before: event.tokensBefore ?? null,
-      tokens_after: event.tokensAfter ?? null,
-      message_ids_json: event.messageIds === undefined ? null : JSON.stringify(event.messageIds),
-      text: event.text ?? null,
-    };
-  }
-}
+export const eventRows = (run: RunResult): Generator<EventRow> =>
+  rowsOf(run.events, (event, seq) => ({
+    run_id: run.runId,
+    seq,
+    step: event.step,
+    session: event.session,
+    kind: event.kind,
+    message_id: event.messageId ?? null,
+    detail: event.detail,
+    tokens_before: event.tokensBefore ?? null,
+    tokens_after: event.tokensAfter ?? null,
+    message_ids_json: event.messageIds === undefined ? null : JSON.stringify(event.messageIds),
+    text: event.text ?? null,
+  }));
 
 export function probeRows(run: RunResult): ProbeRow[] {
   return run.probes.map((p) => ({
