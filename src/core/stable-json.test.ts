@@ -55,6 +55,18 @@ describe('writeStableJson', () => {
     for (const piece of written) expect(/[\ud800-\udbff]$/.test(piece)).toBe(false);
   });
 
+  it('writes long values on their own, in order among the gathered pieces', () => {
+    const text = fc.oneof(fc.string({ maxLength: 20 }), fc.string({ minLength: 1000, maxLength: 3000, unit: 'binary' }));
+    fc.assert(
+      fc.property(fc.array(fc.record({ id: fc.nat(), content: text, tags: fc.array(text, { maxLength: 3 }) }), { maxLength: 30 }), (messages) => {
+        const written = pieces({ messages });
+        expect(written.join('')).toBe(replacerJson({ messages }));
+        for (const piece of written) expect(/[\ud800-\udbff]$/.test(piece)).toBe(false);
+      }),
+      { numRuns: 100 },
+    );
+  });
+
   it('writes nothing for a value JSON.stringify leaves out', () => {
     expect(pieces(undefined)).toEqual([]);
   });

@@ -17,9 +17,17 @@ export function stableJson(value: unknown): string {
  * (integer keys first, ascending), which the fingerprints and digests already stored were hashed from.
  */
 export function writeStableJson(value: unknown, write: (piece: string) => void): void {
-  // Pieces this short are gathered first: one `write` per token would cost more than the token.
+  // Short pieces are gathered first: one `write` per token would cost more than the token. A long
+  // one (a message's content) goes out on its own: appended, it would be copied again when the
+  // gathered text is flattened for the write.
   let pending = '';
   const emit = (piece: string): void => {
+    if (piece.length >= LONG_PIECE) {
+      if (pending.length > 0) write(pending);
+      write(piece);
+      pending = '';
+      return;
+    }
     pending += piece;
     if (pending.length >= 65_536) {
       write(pending);
@@ -39,6 +47,13 @@ function resolve(value: unknown, key: string): unknown {
 
 /** Whether JSON.stringify writes anything for a resolved value: not for undefined, a function or a symbol. */
 const writes = (value: unknown): boolean => value !== undefined && typeof value !== 'function' && typeof value !== 'symbol';
+
+/**
+ * A piece at least this long is written on its own. Measured on the digests of the bundled suite and
+ * of 20 generated scenarios x 400 steps (29 MB): 25.6 and 395 ms with every piece gathered, 12.1 and
+ * 133 ms from 1,024 characters on (256: the same; 4,096: 22 and 159 ms).
+ */
+const LONG_PIECE = 1024;
 
 /** A resolved value as JSON.stringify writes it with the sorting replacer stableJson had. */
 function walk(value: unknown, emit: (piece: string) => void): void {
