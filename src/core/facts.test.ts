@@ -108,7 +108,7 @@ describe('facts', () => {
     const plainMatches = (kind: FactKind, text: string): number[] => [...text.matchAll(FACT_PATTERNS[kind])].flatMap((m) => [m.index, m.index + m[0].length]);
     /** Texts dense in what the patterns look for, and in the characters around their edges. */
     const textArb = fc
-      .array(fc.constantFrom('a', 'Z', 'f', '_', '-', '.', '/', './', ' ', '\n', '1', '9', '0x', 'py', '.py', 'x.ts', 'abc123', 'deadbeef1', 'get_response', 'camelCase', 'URLValidator', '1234', '3.14', 'e-09', 'é', '"', ':'), { maxLength: 40 })
+      .array(fc.constantFrom('a', 'Z', 'f', '_', '-', '.', '/', './', ' ', '\n', '1', '9', '0x', 'py', '.py', 'x.ts', 'abc123', 'deadbeef1', 'get_response', 'camelCase', 'URLValidator', '1234', '3.14', 'e-09', 'é', '"', ':', '__', 'A', 'ABc', 'Ab1C', '.5', '123.45', '7', 'x_1', 'cafe', '0'), { maxLength: 40 })
       .map((parts) => parts.join(''));
     const bundledTexts = (): string[] =>
       [...scenarios.values()].flatMap((s) => s.messages.flatMap((m) => [m.content, ...(m.role === 'assistant' ? m.toolCalls.map((c) => c.arguments) : [])]));
