@@ -30,7 +30,7 @@ const KINDS = Object.keys(FACT_PATTERNS) as FactKind[];
 const minLength = (kind: FactKind): number => (kind === 'snake' || kind === 'camel' ? MIN_IDENTIFIER : MIN_LENGTH);
 
 /** [start, end) of each match, flattened: [s0, e0, s1, e1, ...], in order, never overlapping. */
-type Spans = readonly number[];
+export type Spans = readonly number[];
 
 /** A character of the runs paths and hashes are made of: [\w.-]. */
 function isRunChar(code: number): boolean {
@@ -221,14 +221,14 @@ function within(spans: Spans, start: number, end: number): boolean {
   return hi >= 0 && end <= spans[2 * hi + 1]!;
 }
 
-/** The facts in `text`, unique, in order of first appearance. */
-export function extractFacts(text: string): string[] {
-  // Most lines hold few facts or none: nothing is built for a kind that matches nothing.
-  let found: Map<string, number> | undefined;
+/**
+ * Where the facts of `text` are: [start, end) of each, flattened, in order of their starts. A match
+ * shorter than its kind's minimum, or inside an earlier kind's kept match, is not one.
+ */
+export function factSpans(text: string): Spans {
   // The matches kept, per kind: each kind's are in order and apart, so "inside an earlier, longer
   // match" is one binary search per earlier kind.
   const kept: Spans[] = [];
-  let kinds = 0; // kinds with a fact
   for (const kind of KINDS) {
     const spans = matchesOf(kind, text);
     if (spans.length === 0) continue;
@@ -239,17 +239,52 @@ export function extractFacts(text: string): string[] {
       const end = spans[i + 1]!;
       if (end - start < shortest || kept.some((earlier) => within(earlier, start, end))) continue;
       mine.push(start, end);
-      const fact = text.slice(start, end);
-      found ??= new Map();
-      if (!found.has(fact)) found.set(fact, start);
     }
-    if (mine.length === 0) continue;
-    kept.push(mine);
-    kinds++;
+    if (mine.length > 0) kept.push(mine);
   }
-  if (found === undefined) return [];
-  // One kind's facts are in order already.
-  return kinds === 1 ? [...found.keys()] : [...found.entries()].sort((a, b) => a[1] - b[1]).map(([fact]) => fact);
+  if (kept.length <= 1) return kept[0] ?? [];
+  // The kinds' lists merged by start (kept matches never overlap): the next of the list whose next
+  // match starts first, of at most six.
+  const merged: number[] = [];
+  const at = kept.map(() => 0);
+  for (;;) {
+    let pick = -1;
+    for (let k = 0; k < kept.length; k++) if (at[k]! < kept[k]!.length && (pick === -1 || kept[k]![at[k]!]! < kept[pick]![at[pick]!]!)) pick = k;
+    if (pick === -1) return merged;
+    merged.push(kept[pick]![at[pick]!]!, kept[pick]![at[pick]! + 1]!);
+    at[pick]! += 2;
+  }
+}
+
+/** The texts of `spans` (factSpans of `text`, or a run of them), unique, in order. */
+export function factsAt(text: string, spans: Spans, from = 0, to = spans.length): string[] {
+  if (from === to) return [];
+  const facts = new Set<string>();
+  for (let i = from; i < to; i += 2) facts.add(text.slice(spans[i]!, spans[i + 1]!));
+  return [...facts];
+}
+
+/** The facts in `text`, unique, in order of first appearance. */
+export function extractFacts(text: string): string[] {
+  return factsAt(text, factSpans(text));
+}
+
+/** factSpans of each owner's text, found once per thread. */
+const ownedSpans = new WeakMap<object, { readonly text: string; readonly spans: Spans }>();
+
+/**
+ * factSpans of `text`, remembered for `owner`: the object whose text it is and always will be (a
+ * frozen message for its content, a tool call for its arguments). Reference recall reads every
+ * message's content and the mock summarizer reads the lines of those it summarizes: both take the
+ * spans from here, so a message is searched once however many strategies summarize it.
+ */
+export function ownedFactSpans(owner: object, text: string): Spans {
+  const known = ownedSpans.get(owner);
+  if (known?.text === text) return known.spans;
+  const spans = factSpans(text);
+  // Another text of the same owner (not a use this module knows of) is searched, not remembered.
+  if (known === undefined) ownedSpans.set(owner, { text, spans });
+  return spans;
 }
 
 /**

@@ -30,7 +30,7 @@
  *    argument text is searched as is.
  * Every step appears in the map, with an empty list when the turn references nothing.
  */
-import { extractFacts } from '../core/facts.js';
+import { extractFacts, factsAt, ownedFactSpans } from '../core/facts.js';
 import type { Message } from '../core/messages.js';
 import { unchangedPrefix } from '../core/append-only.js';
 import type { Scenario } from '../scenarios/scenario.js';
@@ -59,9 +59,10 @@ const normalize = (fact: string): string => (fact.startsWith('./') ? fact.replac
 
 /** The facts a message holds (rule 1), normalized, unique, in order of first appearance. */
 export function messageFacts(message: Message): string[] {
-  const texts = message.role === 'assistant' ? [message.content, ...message.toolCalls.flatMap((c) => argumentTexts(c.arguments))] : [message.content];
   const facts = new Set<string>();
-  for (const text of texts) for (const fact of extractFacts(text)) facts.add(normalize(fact));
+  // The content's spans are kept for the message: the mock summarizer reads its lines from them.
+  for (const fact of factsAt(message.content, ownedFactSpans(message, message.content))) facts.add(normalize(fact));
+  if (message.role === 'assistant') for (const call of message.toolCalls) for (const text of argumentTexts(call.arguments)) for (const fact of extractFacts(text)) facts.add(normalize(fact));
   return [...facts];
 }
 
