@@ -3,7 +3,7 @@ import fc from 'fast-check';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { loadScenario } from '../scenarios/load.js';
 import type { Scenario } from '../scenarios/scenario.js';
-import { extractFacts, FACT_PATTERNS, matchesOf, seededUnit, type FactKind } from './facts.js';
+import { extractFacts, FACT_PATTERNS, factsAt, factSpans, lineFacts, matchesOf, ownedFactSpans, seededUnit, type FactKind } from './facts.js';
 
 const SCENARIO_DIRS = ['scenarios/mini-swe-agent-gemini3pro', 'scenarios/openhands-codeact-sonnet35'];
 const SWE_ASTROPY = 'scenarios/mini-swe-agent-gemini3pro/astropy__astropy-13398.json';
@@ -130,6 +130,27 @@ describe('facts', () => {
         { numRuns: 5000 },
       );
       for (const text of bundledTexts()) expect(extractFacts(text)).toEqual(asWritten(text));
+    });
+
+    it("a text's fact spans, cut at its line breaks, are each line's facts: no fact spans a line break", () => {
+      const linesOf = (text: string): string[][] => lineFacts(text, factSpans(text)).map((line) => line?.facts ?? []);
+      const asLines = (text: string): string[][] => text.split('\n').map(extractFacts);
+      fc.assert(
+        fc.property(textArb, (text) => {
+          expect(linesOf(text)).toEqual(asLines(text));
+        }),
+        { numRuns: 3000 },
+      );
+      for (const text of bundledTexts()) expect(linesOf(text)).toEqual(asLines(text));
+    });
+
+    it("ownedFactSpans remembers an owner's text's spans, and only for that text", () => {
+      const owner = {};
+      const spans = ownedFactSpans(owner, 'see django/db/models.py and get_response');
+      expect(factsAt('see django/db/models.py and get_response', spans)).toEqual(['django/db/models.py', 'get_response']);
+      expect(ownedFactSpans(owner, 'see django/db/models.py and get_response')).toBe(spans);
+      expect(factsAt('commit 1f521cfc5c', ownedFactSpans(owner, 'commit 1f521cfc5c'))).toEqual(['1f521cfc5c']);
+      expect(ownedFactSpans(owner, 'see django/db/models.py and get_response')).toBe(spans);
     });
 
     it('paths: found from where a run starts, or where the search resumed inside one', () => {

@@ -264,6 +264,24 @@ export function factsAt(text: string, spans: Spans, from = 0, to = spans.length)
   return [...facts];
 }
 
+/**
+ * Each line of `text` (as `text.split("\n")` gives them) with its facts, or undefined when it has
+ * none: its share of `spans`, the factSpans of the whole text (no fact spans a line break).
+ */
+export function lineFacts(text: string, spans: Spans): ({ line: string; facts: string[] } | undefined)[] {
+  const lines: ({ line: string; facts: string[] } | undefined)[] = [];
+  let next = 0; // the first span not in an earlier line
+  for (let start = 0; ; ) {
+    const newline = text.indexOf('\n', start);
+    const end = newline === -1 ? text.length : newline;
+    const first = next;
+    while (next < spans.length && spans[next]! < end) next += 2;
+    lines.push(first === next ? undefined : { line: text.slice(start, end), facts: factsAt(text, spans, first, next) });
+    if (newline === -1) return lines;
+    start = newline + 1;
+  }
+}
+
 /** The facts in `text`, unique, in order of first appearance. */
 export function extractFacts(text: string): string[] {
   return factsAt(text, factSpans(text));

@@ -11,7 +11,7 @@
  * - Faults for tests: fail, or answer with a tool call, for the purposes named.
  */
 import { partsOf } from '../core/composed-text.js';
-import { extractFacts, factsAt, ownedFactSpans, seededUnit, type Spans } from '../core/facts.js';
+import { extractFacts, lineFacts, ownedFactSpans, seededUnit } from '../core/facts.js';
 import { assistantMessage, strategyOrigin, type Message } from '../core/messages.js';
 import { PER_MESSAGE_TOKENS, type TokenCounter } from '../core/tokens.js';
 import type { Params } from '../core/params.js';
@@ -106,24 +106,6 @@ interface Anchor {
 }
 
 /**
- * The lines of `text`, as `text.split("\n")` gives them, each with its facts (undefined: none): its
- * share of `spans`, the facts of the whole text (factSpans), as no fact spans a line break.
- */
-function linesWithFacts(text: string, spans: Spans): (FactLine | undefined)[] {
-  const lines: (FactLine | undefined)[] = [];
-  let next = 0; // the first span not in an earlier line
-  for (let start = 0; ; ) {
-    const newline = text.indexOf('\n', start);
-    const end = newline === -1 ? text.length : newline;
-    const first = next;
-    while (next < spans.length && spans[next]! < end) next += 2;
-    lines.push(first === next ? undefined : { line: text.slice(start, end), facts: factsAt(text, spans, first, next) });
-    if (newline === -1) return lines;
-    start = newline + 1;
-  }
-}
-
-/**
  * Reads a span's lines, as `text.split("\n")` over each message's content and each call's arguments
  * would, calling `visit` on those that hold facts. A message's own text, and a text a composed message
  * quotes (core/composed-text.ts: the turns a summary request renders), is split and searched for facts
@@ -140,7 +122,7 @@ function spanReader(): (span: readonly Message[], visit: (line: FactLine) => voi
   };
   const linesOf = (owner: object, text: string): readonly (FactLine | undefined)[] => {
     let lines = byOwner.get(owner);
-    if (lines === undefined) byOwner.set(owner, (lines = linesWithFacts(text, ownedFactSpans(owner, text))));
+    if (lines === undefined) byOwner.set(owner, (lines = lineFacts(text, ownedFactSpans(owner, text))));
     return lines;
   };
   /** `line`, made of one quote of `owner` and literal text that `key` tells apart. */
