@@ -122,26 +122,27 @@ describe('facts', () => {
       );
     });
 
-    it('extractFacts gives what the rules as written give, on generated texts and every bundled message', () => {
+    /** `actual` gives what `expected` gives, on generated texts and every bundled message. */
+    const agree = <T>(actual: (text: string) => T, expected: (text: string) => T, numRuns: number): void => {
       fc.assert(
         fc.property(textArb, (text) => {
-          expect(extractFacts(text)).toEqual(asWritten(text));
+          expect(actual(text)).toEqual(expected(text));
         }),
-        { numRuns: 5000 },
+        { numRuns },
       );
-      for (const text of bundledTexts()) expect(extractFacts(text)).toEqual(asWritten(text));
+      for (const text of bundledTexts()) expect(actual(text)).toEqual(expected(text));
+    };
+
+    it('extractFacts gives what the rules as written give, on generated texts and every bundled message', () => {
+      agree(extractFacts, asWritten, 5000);
     });
 
     it("a text's fact spans, cut at its line breaks, are each line's facts: no fact spans a line break", () => {
-      const linesOf = (text: string): string[][] => lineFacts(text, factSpans(text)).map((line) => line?.facts ?? []);
-      const asLines = (text: string): string[][] => text.split('\n').map(extractFacts);
-      fc.assert(
-        fc.property(textArb, (text) => {
-          expect(linesOf(text)).toEqual(asLines(text));
-        }),
-        { numRuns: 3000 },
+      agree(
+        (text) => lineFacts(text, factSpans(text)).map((line) => line?.facts ?? []),
+        (text) => text.split('\n').map(extractFacts),
+        3000,
       );
-      for (const text of bundledTexts()) expect(linesOf(text)).toEqual(asLines(text));
     });
 
     it("ownedFactSpans remembers an owner's text's spans, and only for that text", () => {
