@@ -2,7 +2,7 @@
  * Speed benchmark: prints RATIOS measured in one run, each with its target, and exits 1 when a target
  * is missed.
  *
- *   npx tsx scripts/bench-speed.ts               full run (about 5 minutes on 2 cores)
+ *   npx tsx scripts/bench-speed.ts               full run (about 3 minutes on 2 cores)
  *   npx tsx scripts/bench-speed.ts --quick       one repetition, sizes up to 1,000 steps (the budgeted
  *                                                checks under 30 s; checks 6 to 9 after them)
  *   npx tsx scripts/bench-speed.ts --no-budget   every size and repetition, however long it takes
