@@ -436,7 +436,7 @@ for (let r = 0; r < REPS; r++) {
 }
 await measure(async () => smallest(await loadBundled()), (s) => naiveReplay(s, NAIVE_STRIDE));
 if (!QUICK) await measure(loadBundled, (s) => replayAll(s, new Map()));
-for (const round of rounds) {
+for (const [i, round] of rounds.entries()) {
   // --quick times every 3rd step only: the time of the whole naive pass is estimated as stride x that.
   round.naive = NAIVE_STRIDE * (await measure(loadBundled, (s) => naiveReplay(s, NAIVE_STRIDE)));
   if (!QUICK) {
@@ -444,7 +444,7 @@ for (const round of rounds) {
     round.all = await measure(loadBundled, (s) => replayAll(s, spent));
     round.perStrategy = spent;
   }
-  progress(`round ${rounds.indexOf(round) + 1}: naive ${fmtMs(round.naive)}${round.all === undefined ? '' : `, all ${fmtMs(round.all)}`}`);
+  progress(`round ${i + 1}: naive ${fmtMs(round.naive)}${round.all === undefined ? '' : `, all ${fmtMs(round.all)}`}`);
 }
 const fastest = (f: (r: Round) => number | undefined): number => Math.min(...rounds.map((r) => f(r) ?? Number.NaN));
 const tOnce = fastest((r) => r.once);
