@@ -8,6 +8,7 @@ import type { Message } from '../core/messages.js';
 import { createTokenCounter } from '../core/tokens.js';
 import { adoptRankTable, type RankedEncoding } from '../core/rank-table.js';
 import { createMockBackend } from '../llm/mock.js';
+import { packRun, transferablesOf } from '../core/packed-run.js';
 import type { LoadedScenario } from '../scenarios/load.js';
 import { getStrategy } from '../strategies/index.js';
 import { reloadStrategyFile } from './strategy-file.js';
@@ -16,7 +17,7 @@ import type { JobMessage, WorkerMessage, WorkerSetup } from './worker-protocol.j
 
 const setup = workerData as WorkerSetup;
 const port = parentPort!;
-const post = (message: WorkerMessage): void => port.postMessage(message);
+const post = (message: WorkerMessage, transfer: ArrayBuffer[] = []): void => port.postMessage(message, transfer);
 
 /** The counter's per-message cache, filled with the main thread's counts of each scenario it sends. */
 const known = new WeakMap<Message, number>();
@@ -70,7 +71,8 @@ port.on('message', async ({ job, scenario, counts, preempted }: JobMessage) => {
   try {
     const run = await runJob(job, held!, entries[job.entry]!, env, preempted);
     flushSteps();
-    post({ kind: 'run', index: job.index, run });
+    const packed = packRun(run);
+    post({ kind: 'run', index: job.index, run: packed }, transferablesOf(packed));
   } catch (error) {
     flushSteps();
     post({ kind: 'failed', index: job.index, message: error instanceof Error ? error.message : String(error) });

@@ -15,6 +15,7 @@ import type { MatrixEntry } from './matrix-entry.js';
 import type { ReactiveReplay, RunResult } from '../core/run-records.js';
 import type { Params } from '../core/params.js';
 import { runOnWorkers } from './worker-pool.js';
+import { packRun, unpackRun, type PackedRun } from '../core/packed-run.js';
 
 export interface MatrixOptions {
   readonly scenarios: readonly LoadedScenario[];
@@ -82,8 +83,9 @@ export function fitsInThread(entries: readonly MatrixEntry[], scenarios: readonl
 export async function runMatrix(options: MatrixOptions): Promise<RunResult[]> {
   const { jobs } = options;
   const results: (RunResult | undefined)[] = [];
-  const finished = async (job: Job, run: RunResult): Promise<void> => {
-    const placed = { ...run, matrixIndex: job.index };
+  // What is kept of each run until the matrix ends is packed: its records as columns (packed-run.ts).
+  const finished = async (job: Job, run: PackedRun): Promise<void> => {
+    const placed = unpackRun({ ...run, matrixIndex: job.index });
     await options.onRun(placed);
     results[job.index] = placed;
   };
@@ -120,7 +122,7 @@ export async function runMatrix(options: MatrixOptions): Promise<RunResult[]> {
 }
 
 /** `concurrency` async loops over the jobs, in this thread, sharing one counter's cache. */
-async function runInThread(jobs: readonly Job[], options: MatrixOptions, backend: Backend, concurrency: number, finished: (job: Job, run: RunResult) => Promise<void>): Promise<void> {
+async function runInThread(jobs: readonly Job[], options: MatrixOptions, backend: Backend, concurrency: number, finished: (job: Job, run: PackedRun) => Promise<void>): Promise<void> {
   const env: JobEnv = {
     backend,
     counterFor: countersFor(options.counter),
@@ -138,7 +140,7 @@ async function runInThread(jobs: readonly Job[], options: MatrixOptions, backend
   const loop = async (): Promise<void> => {
     while (next < jobs.length && !options.signal?.aborted) {
       const job = jobs[next++]!;
-      await finished(job, await runJob(job, options.scenarios[job.scenario]!, options.entries[job.entry]!, env));
+      await finished(job, packRun(await runJob(job, options.scenarios[job.scenario]!, options.entries[job.entry]!, env)));
       // A replay on the mock never waits on I/O: let the saves and a Ctrl-C in between runs.
       await new Promise((resolve) => setImmediate(resolve));
     }

@@ -15,7 +15,7 @@ import type { TokenCounter } from '../core/tokens.js';
 import type { LoadedScenario } from '../scenarios/load.js';
 import type { Job } from './job-plan.js';
 import { createScheduler } from './schedule.js';
-import type { RunResult } from '../core/run-records.js';
+import type { PackedRun } from '../core/packed-run.js';
 import type { JobMessage, WorkerMessage, WorkerSetup } from './worker-protocol.js';
 import { createHookClock, DEFAULT_STRATEGY_TIMEOUT_SECONDS, overdueHook, timeoutFailure, type HookClock } from './strategy-guard.js';
 
@@ -32,8 +32,8 @@ export interface WorkerPoolOptions {
   /** Checked before each job is handed out: once aborted, the jobs in flight finish and no more start. */
   readonly signal?: AbortSignal | undefined;
   readonly onStep?: ((step: number, total: number, promptTokens: number) => void) | undefined;
-  /** Called once per finished run, one call at a time; a job counts as done when it returns. */
-  readonly onRun: (job: Job, run: RunResult) => Promise<void>;
+  /** Called once per finished run, its records packed, one call at a time; a job counts as done when it returns. */
+  readonly onRun: (job: Job, run: PackedRun) => Promise<void>;
   /** How a job is named in an error ("masking x scenario-1"). */
   readonly describe: (job: Job) => string;
   /** The name of the strategy a job runs, for the watchdog's failure line. */

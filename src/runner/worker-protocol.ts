@@ -6,7 +6,8 @@ import type { Encoding } from '../core/tokens.js';
 import type { MockOptions } from '../llm/mock.js';
 import type { LoadedScenario } from '../scenarios/load.js';
 import type { Job } from './job-plan.js';
-import type { ReactiveReplay, RunResult } from '../core/run-records.js';
+import type { ReactiveReplay } from '../core/run-records.js';
+import type { PackedRun } from '../core/packed-run.js';
 import type { Params } from '../core/params.js';
 import type { StrategyFile } from './strategy-file.js';
 import type { HookClock } from './strategy-guard.js';
@@ -59,6 +60,7 @@ export interface JobMessage {
 export type WorkerMessage =
   /** Steps replayed since the last such message: (step, total, promptTokens) triples, flat. */
   | { readonly kind: 'steps'; readonly steps: readonly number[] }
-  | { readonly kind: 'run'; readonly index: number; readonly run: RunResult }
+  /** A finished run, its records packed (packed-run.ts: their columns are moved, not copied). */
+  | { readonly kind: 'run'; readonly index: number; readonly run: PackedRun }
   /** The replay threw (a bug): the message of what it threw. */
   | { readonly kind: 'failed'; readonly index: number; readonly message: string };
