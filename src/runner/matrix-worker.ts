@@ -1,7 +1,8 @@
 /**
  * A matrix worker thread (see worker-pool.ts): builds its own token counter (over the main thread's
  * rank table, shared) and mock backend from the plain setup it was given, then runs whole jobs as the
- * main thread hands them over and posts each RunResult back. It never writes the database.
+ * main thread hands them over and posts each run back, its records packed (packed-run.ts). It never
+ * writes the database.
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import type { Message } from '../core/messages.js';

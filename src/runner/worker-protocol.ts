@@ -1,6 +1,7 @@
 /**
  * The messages between the main thread and the matrix's worker threads. Plain data only: everything
- * here is copied by structured clone (Dates survive, functions and frozenness do not).
+ * here is copied by structured clone (Dates survive, functions and frozenness do not), except a run's
+ * packed columns, which are moved.
  */
 import type { Encoding } from '../core/tokens.js';
 import type { MockOptions } from '../llm/mock.js';
