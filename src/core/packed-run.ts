@@ -74,21 +74,8 @@ export function packRecords(steps: readonly StepRecord[], events: readonly Event
       (s.recordedPromptTokens === undefined ? 0 : RECORDED) |
       (s.providerPromptTokens === undefined ? 0 : PROVIDER) |
       (s.cached === undefined ? 0 : CACHED_KNOWN | (s.cached ? CACHED : 0));
-    const a = i * STEP_INTS;
-    const b = i * STEP_NUMBERS;
-    stepInts[a] = s.step;
-    stepInts[a + 1] = s.session;
-    stepInts[a + 2] = s.messageCount;
-    stepInts[a + 3] = str(s.purpose);
-    stepInts[a + 4] = str(s.action);
-    stepInts[a + 5] = str(s.usageSource);
-    stepInts[a + 6] = str(s.finishReason);
-    stepInts[a + 7] = flags;
-    stepNumbers[b] = s.promptTokens;
-    stepNumbers[b + 1] = s.completionTokens;
-    stepNumbers[b + 2] = s.contextPct;
-    stepNumbers[b + 3] = s.recordedPromptTokens ?? 0;
-    stepNumbers[b + 4] = s.providerPromptTokens ?? 0;
+    stepInts.set([s.step, s.session, s.messageCount, str(s.purpose), str(s.action), str(s.usageSource), str(s.finishReason), flags], i * STEP_INTS);
+    stepNumbers.set([s.promptTokens, s.completionTokens, s.contextPct, s.recordedPromptTokens ?? 0, s.providerPromptTokens ?? 0], i * STEP_NUMBERS);
   });
   const ids: number[] = [];
   const eventInts = new Int32Array(events.length * EVENT_INTS);
@@ -97,19 +84,9 @@ export function packRecords(steps: readonly StepRecord[], events: readonly Event
     const first = ids.length;
     e.messageIds?.forEach((id) => ids.push(str(id)));
     const flags = (e.tokensBefore === undefined ? 0 : BEFORE) | (e.tokensAfter === undefined ? 0 : AFTER);
-    const a = i * EVENT_INTS;
-    const b = i * EVENT_NUMBERS;
-    eventInts[a] = e.step;
-    eventInts[a + 1] = e.session;
-    eventInts[a + 2] = str(e.kind);
-    eventInts[a + 3] = str(e.messageId);
-    eventInts[a + 4] = str(e.detail);
-    eventInts[a + 5] = str(e.text);
-    eventInts[a + 6] = first;
-    eventInts[a + 7] = e.messageIds === undefined ? NONE : e.messageIds.length;
-    eventInts[a + 8] = flags;
-    eventNumbers[b] = e.tokensBefore ?? 0;
-    eventNumbers[b + 1] = e.tokensAfter ?? 0;
+    const count = e.messageIds === undefined ? NONE : e.messageIds.length;
+    eventInts.set([e.step, e.session, str(e.kind), str(e.messageId), str(e.detail), str(e.text), first, count, flags], i * EVENT_INTS);
+    eventNumbers.set([e.tokensBefore ?? 0, e.tokensAfter ?? 0], i * EVENT_NUMBERS);
   });
   return { strings, stepInts, stepNumbers, eventInts, eventNumbers, ids: Int32Array.from(ids) };
 }
