@@ -5,8 +5,8 @@
  * own text is counted and read once per thread, not once per request that quotes it: every
  * summarizing strategy quotes the same scenario messages.
  *
- * Exact by construction: a BPE piece never spans a line start (see `lineStarts`), so a text's count
- * is the sum of its counts cut at line starts, whatever surrounds them.
+ * Exact by construction: a BPE piece never spans a line start or a word's end (see `countCuts`), so a
+ * text's count is the sum of its counts cut there, whatever surrounds them.
  */
 import { userMessage, type Message, type UserMessage } from './messages.js';
 import { isWhitespace } from './whitespace.js';
@@ -57,30 +57,41 @@ export const partsOf = (message: Message): readonly TextPart[] | undefined => co
 
 /**
  * Where `text` may be cut without changing its token count (each side counted alone, with runs cut
- * at `maxRun` as tokens.ts counts): after a "\n" that neither "/" nor whitespace holding another line
- * break follows, where the whitespace around it is shorter than `maxRun`. In the o200k_base and
- * cl100k_base pre-tokenizer patterns only `\s*[\r\n]+` (up to the last line break of a whitespace
- * run) and punctuation's trailing `[\r\n/]*` (`[\r\n]*` in cl100k_base) match a piece holding a
- * "\n" and more; neither reaches past it there, and the patterns look back at nothing, so the pieces
- * after the cut are the text's own. Indented lines start a piece too (the newline's piece ends before
- * their indent). The first and the last such place (the same when there is one), or undefined.
+ * at `maxRun` as tokens.ts counts), whatever text comes before and after it: the first and the last
+ * such place (the same when there is one), or undefined. Two kinds of place:
+ * - after an ASCII letter that whitespace follows: in the o200k_base and cl100k_base pre-tokenizer
+ *   patterns a piece holding a letter is a word (letters, marks, a leading non-letter, a
+ *   contraction's "'s"), which whitespace ends; the patterns look back at nothing, so the pieces
+ *   from the whitespace on are the rest's own; and a run of whitespace starts there, so runs are cut
+ *   alike on both sides. A summary request renders turns as "USER: <content>": only the content's
+ *   first and last word join the text around it.
+ * - a line start: after a "\n" that neither "/" nor whitespace holding another line break follows,
+ *   where the whitespace around it is shorter than `maxRun`. Only `\s*[\r\n]+` (up to the last line
+ *   break of a whitespace run) and punctuation's trailing `[\r\n/]*` (`[\r\n]*` in cl100k_base)
+ *   match a piece holding a "\n" and more; neither reaches past it there. Indented lines start a
+ *   piece too (the newline's piece ends before their indent).
  */
-export function lineStarts(text: string, maxRun: number): { readonly first: number; readonly last: number } | undefined {
+export function countCuts(text: string, maxRun: number): { readonly first: number; readonly last: number } | undefined {
   let first = -1;
-  for (let nl = text.indexOf('\n'); nl >= 0 && nl < text.length - 1; nl = text.indexOf('\n', nl + 1)) {
-    if (cutsAfter(text, nl, maxRun)) {
-      first = nl + 1;
+  for (let i = 1; i < text.length; i++) {
+    if (cutsAt(text, i, maxRun)) {
+      first = i;
       break;
     }
   }
   if (first < 0) return undefined;
-  for (let nl = text.lastIndexOf('\n', text.length - 2); nl + 1 >= first; nl = text.lastIndexOf('\n', nl - 1)) {
-    if (cutsAfter(text, nl, maxRun)) return { first, last: nl + 1 };
-  }
-  return undefined;
+  for (let i = text.length - 1; i > first; i--) if (cutsAt(text, i, maxRun)) return { first, last: i };
+  return { first, last: first };
 }
 
-/** Whether `text` may be cut after the "\n" at `nl` (see lineStarts). */
+/** Whether `text` may be cut before position `i` (see countCuts). */
+function cutsAt(text: string, i: number, maxRun: number): boolean {
+  const before = text.charCodeAt(i - 1);
+  if (before === 0x0a) return cutsAfter(text, i - 1, maxRun);
+  return ((before | 0x20) >= 0x61 && (before | 0x20) <= 0x7a) && isWhitespace(text.charCodeAt(i));
+}
+
+/** Whether `text` may be cut after the "\n" at `nl` (see countCuts). */
 function cutsAfter(text: string, nl: number, maxRun: number): boolean {
   if (text.charCodeAt(nl + 1) === 0x2f) return false; // "/"
   let end = nl + 1;

@@ -7,7 +7,7 @@
  */
 import { unchangedPrefix } from './append-only.js';
 import type { Message } from './messages.js';
-import { joinParts, lineStarts, partsOf, type TextPart } from './composed-text.js';
+import { countCuts, joinParts, partsOf, type TextPart } from './composed-text.js';
 import { pieceCounter } from './piece-count.js';
 import { rankTable, type RankedEncoding } from './rank-table.js';
 import { isWhitespace } from './whitespace.js';
@@ -142,14 +142,15 @@ export function counterFrom(encoding: Encoding, count: CountFn, cache = new Weak
 }
 
 /**
- * The count of parts joined (composed-text.ts), each quote's text between its first and last line
- * start counted once per owner: the rest (literals, and each quote's first and last lines, which
- * join the text around them) is counted as the text it makes, cut at those line starts.
+ * The count of parts joined (composed-text.ts), each quote's text between its first and last cut
+ * (countCuts: a line start or a word's end) counted once per owner: the rest (literals, and what of
+ * each quote lies before its first cut and after its last, which joins the text around it) is
+ * counted as the text it makes, cut there.
  */
 function partCounting(countText: CountFn, contentTokens: (owner: object, text: string) => number | undefined): (parts: readonly TextPart[]) => number {
   const inner = new WeakMap<object, { readonly first: number; readonly last: number; readonly tokens: number } | null>();
-  // The inner lines' count: a message's content count (usually known: every scenario message is
-  // counted before its replay) less its first and last lines', else counted.
+  // The inner text's count: a message's content count (usually known: every scenario message is
+  // counted before its replay) less what lies outside its cuts, else counted.
   const innerTokens = (owner: object, text: string, first: number, last: number): number => {
     const whole = contentTokens(owner, text);
     return whole === undefined ? countText(text.slice(first, last)) : whole - countText(text.slice(0, first)) - countText(text.slice(last));
@@ -157,7 +158,7 @@ function partCounting(countText: CountFn, contentTokens: (owner: object, text: s
   const innerOf = (owner: object, text: string) => {
     let known = inner.get(owner);
     if (known === undefined) {
-      const cuts = lineStarts(text, MAX_RUN_CHARS);
+      const cuts = countCuts(text, MAX_RUN_CHARS);
       known = cuts === undefined ? null : { ...cuts, tokens: innerTokens(owner, text, cuts.first, cuts.last) };
       inner.set(owner, known);
     }

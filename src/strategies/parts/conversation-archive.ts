@@ -16,6 +16,17 @@ function messageParts(m: Message): TextPart[] {
   return joinedParts([...(m.content === '' ? [] : [[quote(m, m.content)]]), ...calls], '\n');
 }
 
+/**
+ * A message's text cut at 2,000 characters, kept with the message: every summary request that renders
+ * the message quotes the same text, counted and read once per thread (composed-text.ts).
+ */
+const cutTexts = new WeakMap<Message, Quote>();
+function cutText(m: Message, parts: readonly TextPart[]): Quote {
+  let cut = cutTexts.get(m);
+  if (cut === undefined) cutTexts.set(m, (cut = quote({}, joinParts(parts).slice(0, MARKDOWN_MESSAGE_CHARS))));
+  return cut;
+}
+
 /** Seed 002's _messages_to_markdown: a heading per message, each cut at 2,000 characters. */
 export function conversationMarkdownParts(messages: readonly Message[]): TextPart[] {
   const lines: TextPart[][] = [['# Conversation History\n']];
@@ -24,7 +35,7 @@ export function conversationMarkdownParts(messages: readonly Message[]): TextPar
     const length = parts.reduce((n, p) => n + partText(p).length, 0);
     lines.push([`## Message ${i + 1} (${m.role})\n`]);
     if (length <= MARKDOWN_MESSAGE_CHARS) lines.push(parts);
-    else lines.push([joinParts(parts).slice(0, MARKDOWN_MESSAGE_CHARS)], ['\n[truncated...]']);
+    else lines.push([cutText(m, parts)], ['\n[truncated...]']);
     lines.push(['\n']);
   });
   return joinedParts(lines, '\n');
