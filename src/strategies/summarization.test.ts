@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { joinParts } from '../core/composed-text.js';
+import { joinParts, type Quote, type TextPart } from '../core/composed-text.js';
 import { checkOrder, checkPairing } from '../core/pairing.js';
 import type { Message } from '../core/messages.js';
 import { createTokenCounter, type TokenCounter } from '../core/tokens.js';
@@ -10,7 +10,7 @@ import type { Scenario } from '../scenarios/scenario.js';
 import { parallel, round, say, scenarioOf, sweScenarioMessages, sys, user } from '../../test/helpers/history.js';
 import { recordedReplay } from '../../test/helpers/replay.js';
 import { strategyInput } from '../../test/helpers/strategy-input.js';
-import { conversationJsonParts, conversationMarkdown } from './parts/conversation-archive.js';
+import { conversationJsonParts, conversationMarkdown, conversationMarkdownParts } from './parts/conversation-archive.js';
 import { createOffloadStore } from '../core/offload-store.js';
 import { type Params, resolveParams } from '../core/params.js';
 import { PRESETS } from './presets.js';
@@ -311,6 +311,14 @@ describe('summarization', () => {
     it('cuts each message at 2,000 characters in the markdown, as the seed does', () => {
       const md = conversationMarkdown([user('x'.repeat(2500)), say('short')]);
       expect(md).toBe(`# Conversation History\n\n## Message 1 (user)\n\n${'x'.repeat(2000)}\n\n[truncated...]\n\n\n## Message 2 (assistant)\n\nshort\n\n`);
+    });
+
+    it('quotes a cut message as one text kept with it: every archive of it quotes the same, counted and read once', () => {
+      const long = user('x '.repeat(1500));
+      const cutOf = (parts: readonly TextPart[]) => parts.find((p): p is Quote => typeof p !== 'string' && p.text.length === 2000);
+      const first = cutOf(conversationMarkdownParts([long, say('short')]));
+      expect(first?.text).toBe('x '.repeat(1000));
+      expect(cutOf(conversationMarkdownParts([say('before'), long]))).toBe(first);
     });
   });
 
