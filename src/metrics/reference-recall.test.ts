@@ -312,24 +312,37 @@ describe('reference-recall', () => {
       );
     });
 
-    it("property: followRun counts what presentInContext counts over a run's contexts, grown in place or replaced", () => {
+    it("property: followRun counts what presentInContext counts over a run's contexts, grown in place, cut, shifted or edited", () => {
       const unit = fc.constantFrom('a', 'b', '/', '1');
       const message = fc.string({ unit, maxLength: 8 }).map((content) => userMessage({ id: 'u', content }));
-      // A step: append messages to the run's array (a strategy sending the history on), or start a new
-      // array from some of its messages (an edit); then count some targets.
-      const step = fc.record({ grow: fc.boolean(), add: fc.array(message, { maxLength: 3 }), keep: fc.nat(6), ask: fc.array(fc.nat(5), { maxLength: 4 }) });
+      // A step: append messages to the run's array (a strategy sending the history on); or start a new
+      // array from its first messages (a cut), from all but its first (a shift: every place moves), or
+      // from it with one message replaced (an edit: a masked output, in a plain array); or replace one
+      // in place in such a plain array (never in an append-only one, which promises not to). Then
+      // count some targets.
+      const step = fc.record({
+        edit: fc.constantFrom('grow', 'cut', 'shift', 'replace', 'in-place'),
+        add: fc.array(message, { maxLength: 3 }),
+        at: fc.nat(6),
+        with: message,
+        ask: fc.array(fc.nat(5), { maxLength: 4 }),
+      });
       fc.assert(
-        fc.property(fc.array(fc.string({ unit, minLength: 1, maxLength: 3 }), { minLength: 1, maxLength: 6 }), fc.array(step, { maxLength: 10 }), (all, steps) => {
+        fc.property(fc.array(fc.string({ unit, minLength: 1, maxLength: 3 }), { minLength: 1, maxLength: 6 }), fc.array(step, { maxLength: 12 }), (all, steps) => {
           const count = followRun(targetsPresent(mentionsIndex(all)));
-          let context = appendOnlyCopy([]);
+          let context: Message[] = appendOnlyCopy([]);
+          let plain = false;
           for (const s of steps) {
-            if (!s.grow) context = appendOnlyCopy(context.slice(0, s.keep));
+            if (s.edit === 'cut') [context, plain] = [appendOnlyCopy(context.slice(0, s.at)), false];
+            if (s.edit === 'shift') [context, plain] = [appendOnlyCopy(context.slice(1)), false];
+            if (s.edit === 'replace') [context, plain] = [context.map((m, i) => (i === s.at % context.length ? s.with : m)), true];
+            if (s.edit === 'in-place' && plain && context.length > 0) context[s.at % context.length] = s.with;
             context.push(...s.add);
             const targets = s.ask.map((k) => all[k % all.length]!);
             expect(count(targets, context)).toBe(presentInContext(targets, context));
           }
         }),
-        { numRuns: 300 },
+        { numRuns: 500 },
       );
     });
 
