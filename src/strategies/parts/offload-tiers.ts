@@ -181,7 +181,14 @@ function offloadLargeResults(tiers: Tiers, messages: readonly Message[]): { mess
   return { messages: out ?? messages, events };
 }
 
-const isFileWrite = (call: ToolCall | undefined, name: string): boolean => toolKind(call?.name ?? name, argumentsObject(call)) === 'file_write';
+/** Whether each call writes a file, known once per call: tier 2 asks it of every call in the context at every request. */
+const fileWrites = new WeakMap<ToolCall, boolean>();
+function isFileWrite(call: ToolCall | undefined, name: string): boolean {
+  if (call === undefined) return toolKind(name, {}) === 'file_write';
+  let known = fileWrites.get(call);
+  if (known === undefined) fileWrites.set(call, (known = toolKind(call.name, argumentsObject(call)) === 'file_write'));
+  return known;
+}
 
 /** Tier 2 for one assistant message: its file-write calls' written content to the store. */
 function compactCalls({ input, strategy }: Tiers, m: AssistantMessage): { message: AssistantMessage; stored: string[] } {
