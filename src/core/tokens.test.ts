@@ -349,6 +349,26 @@ describe('tokens', () => {
         expect(lookups).toBe(1);
       });
 
+      it('goes on from either of the last two contexts: the history and an edit of it, counted in turn, cost their new messages', () => {
+        let lookups = 0;
+        const counter = counterFrom('chars4', charsPerFour);
+        const countMessage = counter.countMessage;
+        const { countContext } = contextCounting((m) => (lookups++, countMessage(m)));
+        const history = appendOnlyCopy([SYSTEM, TASK, CALLS, RESULT]);
+        const masked = withContent(RESULT, 'masked', strategyOrigin('masking', 'masked'));
+        const edited = () => history.map((m) => (m === RESULT ? masked : m));
+        countContext(history);
+        countContext(edited());
+        history.push(EMPTY_USER);
+        lookups = 0;
+        expect(countContext(history)).toBe(PER_CONTEXT_TOKENS + history.reduce((n, m) => n + countMessage(m), 0));
+        expect(lookups).toBe(1);
+        lookups = 0;
+        const next = edited();
+        expect(countContext(next)).toBe(PER_CONTEXT_TOKENS + next.reduce((n, m) => n + countMessage(m), 0));
+        expect(lookups).toBe(1);
+      });
+
       it('takes the counted part of the same append-only array as unchanged: nothing of it is compared again', () => {
         let lookups = 0;
         const counter = counterFrom('chars4', charsPerFour);

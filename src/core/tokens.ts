@@ -206,34 +206,61 @@ export function countRequest(counter: TokenCounter, messages: readonly Message[]
 }
 
 /**
- * Context counts over a per-message count, remembering the messages of the last context counted and
- * its running totals. A replay counts one context per step, and consecutive contexts share most
+ * Context counts over a per-message count, remembering the messages of the last two contexts counted
+ * and their running totals. A replay counts one context per step, and consecutive contexts share most
  * messages in place (the same objects: the history plus appended turns, or the same with a few
  * edits); the next count then costs a pointer comparison per shared message and a lookup per new
- * one, not a lookup per message. The messages are remembered as they were (not the array, which a
- * caller may change in place), so the totals are always the plain sums; the same append-only array
- * again (append-only.ts: the replay's history) is not compared, only its appended messages counted.
- * `fixedTokens` is what every request costs besides its messages (default PER_CONTEXT_TOKENS, the
- * reply priming).
+ * one, not a lookup per message. Two, because a strategy that edits the history counts both at each
+ * step (the history it was given, the context it sends), and summary requests come in between: each
+ * context goes on from whichever of the two shares the longer prefix with it. The messages are
+ * remembered as they were (not the array, which a caller may change in place), so the totals are
+ * always the plain sums; the same append-only array again (append-only.ts: the replay's history) is
+ * not compared, only its appended messages counted. `fixedTokens` is what every request costs
+ * besides its messages (default PER_CONTEXT_TOKENS, the reply priming).
  */
 export function contextCounting(countMessage: (message: Message) => number, fixedTokens = PER_CONTEXT_TOKENS): Pick<TokenCounter, 'countContext'> {
-  // Only ever grown, never cut: the first `size` entries are the last context's. (Cutting an array's
-  // length gives its memory back, and the next longer context would have to allocate it again.)
-  const seen: Message[] = [];
-  const totals = [0]; // totals[i] = tokens of seen[0..i)
-  let size = 0;
-  let last: readonly Message[] | undefined; // the array counted last
+  // Only ever grown, never cut: the first `size` entries of `seen` are the context's. (Cutting an
+  // array's length gives its memory back, and the next longer context would have to allocate it again.)
+  const slot = (): ContextSlot => ({ seen: [], totals: [0], size: 0, last: undefined });
+  let [recent, other] = [slot(), slot()];
   return {
     countContext: (messages) => {
-      const limit = Math.min(size, messages.length);
-      let shared = unchangedPrefix(messages, last, size);
-      while (shared < limit && messages[shared] === seen[shared]) shared++;
+      let into = recent;
+      let shared: number;
+      if (messages === recent.last) shared = sharedPrefix(recent, messages);
+      else {
+        // Into the other slot, which keeps the recent context; from whichever shares more with it.
+        const fromOther = sharedPrefix(other, messages);
+        const fromRecent = sharedPrefix(recent, messages);
+        shared = Math.max(fromOther, fromRecent);
+        if (fromRecent > fromOther) {
+          for (let i = 0; i < fromRecent; i++) [other.seen[i], other.totals[i + 1]] = [recent.seen[i]!, recent.totals[i + 1]!];
+        }
+        [into, recent, other] = [other, other, recent];
+      }
+      const { seen, totals } = into;
       for (let i = shared; i < messages.length; i++) {
         seen[i] = messages[i]!;
         totals[i + 1] = totals[i]! + countMessage(messages[i]!);
       }
-      [size, last] = [messages.length, messages];
-      return fixedTokens + totals[size]!;
+      [into.size, into.last] = [messages.length, messages];
+      return fixedTokens + totals[into.size]!;
     },
   };
+}
+
+/** A context counted: its messages as they were (the first `size` of `seen`), totals[i] the tokens of the first i, and the array it came in. */
+interface ContextSlot {
+  readonly seen: Message[];
+  readonly totals: number[];
+  size: number;
+  last: readonly Message[] | undefined;
+}
+
+/** How many leading messages of `messages` are `slot`'s. */
+function sharedPrefix(slot: ContextSlot, messages: readonly Message[]): number {
+  const limit = Math.min(slot.size, messages.length);
+  let shared = unchangedPrefix(messages, slot.last, slot.size);
+  while (shared < limit && messages[shared] === slot.seen[shared]) shared++;
+  return shared;
 }
