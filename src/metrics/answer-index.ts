@@ -5,8 +5,8 @@
  * file of a store that grows with the run.
  */
 import { partText, type Quote, type TextPart } from '../core/composed-text.js';
-import { multiSearch } from '../core/multi-search.js';
 import { confine, type OffloadStore } from '../core/offload-store.js';
+import { ownedSearch, withEscaped, type OwnedSearch } from './owned-search.js';
 import type { ProbeFiles } from './probe-verdict.js';
 
 export interface IndexedStore extends OffloadStore {
@@ -29,18 +29,32 @@ export interface AnswerSearch {
   inQuote(quote: Quote): ReadonlySet<number>;
 }
 
-export function answerSearch(strings: Iterable<string>): AnswerSearch {
-  const texts = [...new Set(strings)];
-  const patterns = [...new Set(texts.flatMap((t) => [t, JSON.stringify(t).slice(1, -1)]))];
-  const search = multiSearch(patterns);
+/**
+ * The search for `strings`, as written and JSON-escaped; over `shared` (which holds them all) when
+ * given, so the texts it has read for other indexes are not read again.
+ */
+export function answerSearch(strings: Iterable<string>, shared?: OwnedSearch): AnswerSearch {
+  const patterns = withEscaped(strings);
+  const over = shared ?? ownedSearch(patterns);
+  // Each of the shared search's patterns as one of these, or -1.
+  const mine = new Int32Array(over.patterns.length).fill(-1);
+  patterns.forEach((p, i) => {
+    const at = over.indexOf.get(p);
+    if (at !== undefined) mine[at] = i;
+  });
+  const own = (found: ReadonlySet<number>): Set<number> => {
+    const set = new Set<number>();
+    for (const p of found) if (mine[p]! >= 0) set.add(mine[p]!);
+    return set;
+  };
   const quoted = new WeakMap<object, ReadonlySet<number>>();
   return {
     patterns,
-    longest: search.longest,
-    find: (text, from) => search.find(text, from),
+    longest: patterns.reduce((n, p) => Math.max(n, p.length), 0),
+    find: (text, from) => own(over.find(text, from)),
     inQuote({ owner, text }) {
       let found = quoted.get(owner);
-      if (found === undefined) quoted.set(owner, (found = search.find(text)));
+      if (found === undefined) quoted.set(owner, (found = own(over.ofOwner(owner, text))));
       return found;
     },
   };

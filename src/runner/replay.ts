@@ -21,6 +21,7 @@ import { judgeProbe } from '../metrics/probe-verdict.js';
 import { prefixTokens, sharedPrefixLength } from '../metrics/prompt-cache.js';
 import { followRun, referenceTargets, targetsPresent } from '../metrics/reference-recall.js';
 import { mentionsIndex, type Mentions } from '../metrics/context-text.js';
+import { ownedSearch, withEscaped, type OwnedSearch } from '../metrics/owned-search.js';
 import type { Scenario } from '../scenarios/scenario.js';
 import { prelude, turns } from '../scenarios/turns.js';
 import { createAdmit } from './admit.js';
@@ -40,6 +41,17 @@ function targetsOf(scenario: Scenario): ReturnType<typeof referenceTargets> {
 }
 
 /**
+ * One search of a scenario's probe answers and reference targets (as written and JSON-escaped) per
+ * thread: each message's text is read once for both indexes below, whichever asks first.
+ */
+const stringSearches = new WeakMap<Scenario, OwnedSearch>();
+function searchOf(scenario: Scenario): OwnedSearch {
+  let search = stringSearches.get(scenario);
+  if (!search) stringSearches.set(scenario, (search = ownedSearch(withEscaped([...probeAnswers(scenario), ...allTargets(scenario)]))));
+  return search;
+}
+
+/**
  * Which of a scenario's probe answers and reference targets each message holds, each message searched
  * once per thread for all of them: shared by every strategy's run (reference recall, probe verdicts, a
  * reactive agent's needs).
@@ -47,7 +59,7 @@ function targetsOf(scenario: Scenario): ReturnType<typeof referenceTargets> {
 const mentionIndexes = new WeakMap<Scenario, Mentions>();
 function mentionsOf(scenario: Scenario): Mentions {
   let index = mentionIndexes.get(scenario);
-  if (!index) mentionIndexes.set(scenario, (index = mentionsIndex([...probeAnswers(scenario), ...allTargets(scenario)])));
+  if (!index) mentionIndexes.set(scenario, (index = mentionsIndex([...probeAnswers(scenario), ...allTargets(scenario)], searchOf(scenario))));
   return index;
 }
 
@@ -65,7 +77,7 @@ const reactiveSearches = new WeakMap<Scenario, AnswerSearch>();
 function answersOf(scenario: Scenario, reactive: boolean): AnswerSearch {
   const searches = reactive ? reactiveSearches : answerSearches;
   let search = searches.get(scenario);
-  if (!search) searches.set(scenario, (search = answerSearch(reactive ? [...probeAnswers(scenario), ...allTargets(scenario)] : probeAnswers(scenario))));
+  if (!search) searches.set(scenario, (search = answerSearch(reactive ? [...probeAnswers(scenario), ...allTargets(scenario)] : probeAnswers(scenario), searchOf(scenario))));
   return search;
 }
 
