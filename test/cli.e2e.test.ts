@@ -341,8 +341,9 @@ describe('bad input: one line naming the problem, non-zero exit, nothing half-wr
 
   it('an interrupted run keeps every finished run and nothing half-written', async () => {
     // All 180 runs of the bundled suite: on the main thread (a matrix this small) they replay in
-    // ~20 ms each, so a shorter matrix could end before the signal lands.
-    const r = await signalWhen(['run', '-s', 'all', '--window', '32k', '--no-report'], /\[2\/180\]/, 'SIGINT');
+    // ~5 ms each, so a shorter matrix could end before the signal lands. On the first run's line: the
+    // runs after it are saved, and their lines printed, together a second later (GATHER_MS).
+    const r = await signalWhen(['run', '-s', 'all', '--window', '32k', '--no-report'], /\[1\/180\]/, 'SIGINT');
     expect(r.code).toBe(130);
     expect(r.stderr).toMatch(/bench: interrupted: \d+ finished run\(s\) kept in /);
     const runs = await storedRuns(r.cwd, 'reports/ctxbench.duckdb');
