@@ -4,6 +4,8 @@ import { joinParts, quote } from '../core/composed-text.js';
 import { userMessage } from '../core/messages.js';
 import { createOffloadStore } from '../core/offload-store.js';
 import { answerSearch, foundInParts, indexStore } from './answer-index.js';
+import { mentionsIndex } from './context-text.js';
+import { ownedSearch, withEscaped } from './owned-search.js';
 import { judgeProbe } from './probe-verdict.js';
 
 const POINTER = userMessage({ id: 'm1', content: 'The history is in /conversation_history/ (grep it).' });
@@ -87,6 +89,33 @@ describe('indexStore', () => {
         }
         for (const store of composed) for (const answer of answers) expect(store.holding(answer).list()).toEqual(plain.holding(answer).list());
       }),
+      { numRuns: 300 },
+    );
+  });
+
+  it('property: over a search shared with the mentions index (and its other strings), it finds and indexes what it does alone; so does the index', () => {
+    const unit = fc.constantFrom('a', 'b', '"', '\\', '\n');
+    fc.assert(
+      fc.property(
+        fc.array(fc.string({ unit, minLength: 1, maxLength: 3 }), { minLength: 1, maxLength: 4 }),
+        fc.array(fc.string({ unit, minLength: 1, maxLength: 3 }), { maxLength: 4 }),
+        fc.array(fc.string({ unit, maxLength: 12 }), { minLength: 1, maxLength: 6 }),
+        (answers, targets, contents) => {
+          const shared = ownedSearch(withEscaped([...answers, ...targets]));
+          const [alone, over] = [answerSearch(answers), answerSearch(answers, shared)];
+          expect(over.patterns).toEqual(alone.patterns);
+          expect(over.longest).toBe(alone.longest);
+          const messages = contents.map((content, i) => userMessage({ id: `m${i}`, content }));
+          const [mentionsAlone, mentionsOver] = [mentionsIndex([...answers, ...targets]), mentionsIndex([...answers, ...targets], shared)];
+          for (const m of messages) {
+            // The index asks first for some messages, the store's search for the others: the text is read once either way.
+            if (Number(m.id.slice(1)) % 2 === 0) for (const t of [...answers, ...targets]) expect(mentionsOver(m, t)).toBe(mentionsAlone(m, t));
+            expect([...over.inQuote(quote(m, m.content))].sort()).toEqual([...alone.inQuote(quote(m, m.content))].sort());
+            expect([...over.find(m.content, 1)].sort()).toEqual([...alone.find(m.content, 1)].sort());
+            for (const t of [...answers, ...targets]) expect(mentionsOver(m, t)).toBe(mentionsAlone(m, t));
+          }
+        },
+      ),
       { numRuns: 300 },
     );
   });
