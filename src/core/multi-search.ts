@@ -57,21 +57,26 @@ export function multiSearch(strings: readonly string[]): MultiSearch {
   if (nodes * width > MAX_TABLE_ENTRIES) return { longest, find: mapSearch(next, fail, out) };
   // The automaton's move from every node on every symbol (a node's missing ones are its failure
   // target's, complete before it in breadth-first order): one array read per character of the text.
+  // A move holds its target's row (node x width), complemented (negative) when strings end there:
+  // the scan reads one entry per character, and the strings' ends only where there are some.
   const moves = new Int32Array(nodes * width);
-  for (const [code, child] of next[0]!) moves[symbols[code]!] = child;
+  const move = (child: number): number => (out[child]!.length > 0 ? ~(child * width) : child * width);
+  for (const [code, child] of next[0]!) moves[symbols[code]!] = move(child);
   for (const node of queue) {
     const row = node * width;
     moves.copyWithin(row, fail[node]! * width, fail[node]! * width + width);
-    for (const [code, child] of next[node]!) moves[row + symbols[code]!] = child;
+    for (const [code, child] of next[node]!) moves[row + symbols[code]!] = move(child);
   }
   return {
     longest,
     find(text, from = 0) {
       const found = new Set<number>();
-      let node = 0;
+      let row = 0;
       for (let i = from; i < text.length; i++) {
-        node = moves[node * width + symbols[text.charCodeAt(i)]!]!;
-        const hits = out[node]!;
+        row = moves[row + symbols[text.charCodeAt(i)]!]!;
+        if (row >= 0) continue;
+        row = ~row;
+        const hits = out[row / width]!;
         for (let k = 0; k < hits.length; k++) found.add(hits[k]!);
       }
       return found;
