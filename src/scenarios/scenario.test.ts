@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { scenarioDigest } from './digest.js';
 import { parseScenario } from './scenario.js';
@@ -32,6 +33,28 @@ describe('parseScenario', () => {
         's.json: probes[0] (port): its answer "48213" never appears in the history before step 0',
       );
       expect(() => parseScenario(base({ probes: [probe(2, '99999')] }), 's.json')).toThrow(/probes\[0\] \(port\): its answer "99999" never appears/);
+    });
+
+    it('property: accepts a probe exactly when its answer is in a message before its step (content or call arguments)', () => {
+      const text = fc.string({ unit: fc.constantFrom('a', 'b', 'c', '"'), maxLength: 8 });
+      // Steps: an assistant turn (content, the arguments of its one call, the call's result).
+      const steps = fc.array(fc.tuple(text, text, text), { minLength: 1, maxLength: 6 });
+      const probes = fc.array(fc.tuple(fc.nat(5), fc.string({ unit: fc.constantFrom('a', 'b', 'c', '"'), minLength: 1, maxLength: 3 })), { maxLength: 4 });
+      fc.assert(
+        fc.property(steps, probes, (turns, asked) => {
+          const messages: ScenarioFile['messages'] = [{ role: 'user', content: 'Start.' }];
+          turns.forEach(([content, args, result], i) => {
+            messages.push({ role: 'assistant', content, toolCalls: [{ id: `c${i}`, name: 'bash', arguments: args }] }, { role: 'tool', toolCallId: `c${i}`, content: result });
+          });
+          const valid = asked.filter(([step]) => step < turns.length);
+          const file = base({ messages, probes: valid.map(([step, answer], i) => probe(step, answer, `p${i}`)) });
+          // The definition, searched naively: any text of a message before the step's assistant message.
+          const planted = valid.every(([step, answer]) => ['Start.', ...turns.slice(0, step).flat()].some((t) => t.includes(answer)));
+          if (planted) expect(parseScenario(file, 's.json').probes).toHaveLength(valid.length);
+          else expect(() => parseScenario(file, 's.json')).toThrow(/never appears in the history before step/);
+        }),
+        { numRuns: 400 },
+      );
     });
 
     it('rejects a step past the last step, and duplicate probe ids', () => {
