@@ -135,6 +135,7 @@ function checkProbes(probes: readonly Probe[], messages: readonly Message[], fil
     ids.add(probe.id);
     const before = starts[probe.step];
     if (before === undefined) throw scenarioInvalid(file, `${where}: step ${probe.step} is past the last step (${starts.length - 1})`);
-    if (!((holders.get(probe.answer) ?? Infinity) < before)) throw scenarioInvalid(file, `${where}: its answer "${probe.answer.slice(0, 60)}" never appears in the history before step ${probe.step}`);
+    const planted = holders.get(probe.answer);
+    if (planted === undefined || planted >= before) throw scenarioInvalid(file, `${where}: its answer "${probe.answer.slice(0, 60)}" never appears in the history before step ${probe.step}`);
   });
 }
