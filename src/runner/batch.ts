@@ -63,7 +63,7 @@ export interface BatchStart {
 }
 
 export interface BatchOptions
-  extends Pick<MatrixOptions, 'scenarios' | 'entries' | 'execution' | 'maxOutputTokens' | 'askProbes' | 'replay' | 'strategyTimeout' | 'counter' | 'priceModel' | 'onStep' | 'signal'> {
+  extends Pick<MatrixOptions, 'scenarios' | 'entries' | 'execution' | 'maxOutputTokens' | 'askProbes' | 'replay' | 'strategyTimeout' | 'counter' | 'priceModel' | 'onStep' | 'signal' | 'releaseScenarios'> {
   readonly store: BatchStore;
   /** The backend as the user named it ("mock", "ollama:chat:qwen2.5-coder:7b"): part of the matrix's fingerprint. */
   readonly model: string;
@@ -195,6 +195,7 @@ export async function runBatch(options: BatchOptions): Promise<BatchResult> {
       batchId,
       priceModel: options.priceModel,
       signal: options.signal,
+      releaseScenarios: options.releaseScenarios,
       onStep: options.onStep,
       onRun: async (run) => save(run),
     });

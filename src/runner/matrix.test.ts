@@ -72,6 +72,15 @@ describe('runMatrix', () => {
       expect(two.steps.reduce((a, b) => a + b, 0)).toBe(inThread.steps.reduce((a, b) => a + b, 0));
     });
 
+    it('with releaseScenarios, gives the same results and leaves none of the scenarios held', async () => {
+      const counter = await createTokenCounter();
+      const held: LoadedScenario[] = [...scenarios];
+      const released = await runWith(counter, { kind: 'workers', threads: 2, mock: {} }, { scenarios: held, releaseScenarios: true });
+      const kept = await runWith(counter, { kind: 'workers', threads: 2, mock: {} });
+      expect(released.results).toEqual(kept.results);
+      expect(held).toEqual([undefined, undefined, undefined]);
+    });
+
     it('passes the mock options and calibration to every worker', async () => {
       const counter = await createTokenCounter('o200k_base');
       const calibration = new Map([[`${scenarios[0]!.scenario.model.name}|o200k_base`, { factor: 1.25, overhead: 40 }]]);

@@ -15,6 +15,7 @@ import type { MatrixEntry } from './matrix-entry.js';
 import type { ReactiveReplay, RunResult } from '../core/run-records.js';
 import type { Params } from '../core/params.js';
 import { runOnWorkers } from './worker-pool.js';
+import { scenarioRelease } from './scenario-release.js';
 import { packRun, unpackRun, type PackedRun } from '../core/packed-run.js';
 
 export interface MatrixOptions {
@@ -43,6 +44,12 @@ export interface MatrixOptions {
   readonly onRun: (run: RunResult) => Promise<void>;
   /** Checked between runs: an aborted matrix stops after the runs in progress are saved. */
   readonly signal?: AbortSignal | undefined;
+  /**
+   * On worker threads, clear each entry of `scenarios` once its scenario's last run has come back, so
+   * that this thread holds only the scenarios still to run (scenario-release.ts): for a caller that
+   * reads none of them afterwards. Default false.
+   */
+  readonly releaseScenarios?: boolean | undefined;
 }
 
 /**
@@ -113,7 +120,9 @@ export async function runMatrix(options: MatrixOptions): Promise<RunResult[]> {
       onStep: options.onStep,
       onRun: finished,
       strategyOf: (job) => entries[job.entry]!.strategy.name,
-      describe: (job) => `${entries[job.entry]!.preset ?? entries[job.entry]!.strategy.name} x ${options.scenarios[job.scenario]!.scenario.id}`,
+      describe: (job) => `${entries[job.entry]!.preset ?? entries[job.entry]!.strategy.name} x ${job.scenarioId}`,
+      // The caller gave the array up (releaseScenarios): its entries are cleared as their runs end.
+      onReturned: options.releaseScenarios ? scenarioRelease(options.scenarios as (LoadedScenario | undefined)[], jobs) : undefined,
     });
   } else {
     await runInThread(jobs, options, options.execution.backend, Math.max(1, options.execution.concurrency ?? 1), finished);

@@ -34,6 +34,8 @@ export interface WorkerPoolOptions {
   readonly onStep?: ((step: number, total: number, promptTokens: number) => void) | undefined;
   /** Called once per finished run, its records packed, one call at a time; a job counts as done when it returns. */
   readonly onRun: (job: Job, run: PackedRun) => Promise<void>;
+  /** Called once per job whose run has come back, before the run is saved (scenario-release.ts). */
+  readonly onReturned?: ((job: Job) => void) | undefined;
   /** How a job is named in an error ("masking x scenario-1"). */
   readonly describe: (job: Job) => string;
   /** The name of the strategy a job runs, for the watchdog's failure line. */
@@ -133,6 +135,7 @@ export function runOnWorkers(options: WorkerPoolOptions): Promise<void> {
       const job = slot.job!;
       // Saved one at a time, in the order they arrive; the worker goes on meanwhile.
       saving = saving.then(() => options.onRun(job, message.run)).catch(fail);
+      options.onReturned?.(job);
       dispatch(slot);
     };
 

@@ -198,6 +198,9 @@ export async function runEntries(options: RunOptions, entries: readonly MatrixEn
       interruption = signal;
       return runBatch({
         scenarios,
+        // Nothing below reads a scenario (the report and the summary read the runs): on worker
+        // threads, each is let go once its runs are in.
+        releaseScenarios: true,
         entries,
         store,
         execution,
