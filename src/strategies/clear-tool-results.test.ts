@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { assistantMessage, type AssistantMessage, type Message, type ToolMessage } from '../core/messages.js';
 import { checkOrder, checkPairing } from '../core/pairing.js';
@@ -257,6 +258,48 @@ describe('clear-tool-results', () => {
         }
         expect(clearing!.events.length).toBeGreaterThan(0);
       }
+    });
+
+    it('sends, request after request, the definition: each request cleared anew from the whole history, events naming what is new since the last request sent unedited', () => {
+      // The strategy goes on from its last clearing and its own copy of the history; the definition
+      // clears every whole history again. clearAtLeast makes requests go out unedited in between.
+      const turn = fc.record({ lines: fc.integer({ min: 1, max: 40 }), name: fc.constantFrom('bash', 'grep') });
+      const setting = fc.record({
+        keep: fc.integer({ min: 0, max: 4 }),
+        clearAtLeast: fc.constantFrom(0, 40, 150, 400),
+        triggerTokens: fc.constantFrom(0, 300, 1500),
+        excluded: fc.constantFrom('', 'grep'),
+      });
+      fc.assert(
+        fc.property(fc.array(turn, { minLength: 1, maxLength: 24 }), setting, (shape, { keep, clearAtLeast, triggerTokens, excluded }) => {
+          const run = clearToolResultsStrategy.create(params(`keep=${keep}`, `clearAtLeast=${clearAtLeast}`, `triggerTokens=${triggerTokens}`, `excludeTools=${excluded}`));
+          const options = { strategy: NAME, keep, placeholder: 'cleared', excludeTools: toolNames(excluded), memo: new WeakMap<Message, Message>() } as const;
+          const turns = shape.map(({ lines, name }, i) => round(name, output(`${name}${i}`, lines)));
+          const reported = new Set<string>();
+          let whole: Message[] = [sys(), user('task')]; // the unedited history
+          let messages: Message[] = whole; // what the runner hands over: the last request and what came since
+          let appendedFrom = 0;
+          for (const next of turns) {
+            const got = run.beforeRequest(input(messages, { appendedFrom })) as Awaited<ReturnType<StrategyRun['beforeRequest']>>;
+            const over = triggerTokens === 0 || counter.countContext(whole) > triggerTokens;
+            const cleared = over ? clearToolResults(whole, counter, options) : undefined;
+            if (!cleared || cleared.events.length === 0 || (clearAtLeast > 0 && cleared.freed < clearAtLeast)) {
+              reported.clear();
+              expect(got.messages).toEqual(whole);
+              expect(got.events ?? []).toEqual([]);
+            } else {
+              const events = cleared.events.filter((e) => !reported.has(e.messageId!));
+              events.forEach((e) => reported.add(e.messageId!));
+              expect(got.messages).toEqual(cleared.messages);
+              expect(got.events).toEqual(events);
+            }
+            appendedFrom = got.messages.length;
+            messages = [...got.messages, ...next];
+            whole = [...whole, ...next];
+          }
+        }),
+        { numRuns: 150 },
+      );
     });
 
     it('starts over from a history that does not extend the last one', () => {

@@ -20,6 +20,7 @@
  * Difference from the field, on purpose: the results of the latest assistant turn are never cleared,
  * whatever `keep` says, since the model has not seen them yet (as in `masking`).
  */
+import { appendOnlyCopy, unchangedPrefix } from '../core/append-only.js';
 import { unseenFrom } from '../core/cut-points.js';
 import { strategyOrigin, withContent, type Message, type ToolMessage } from '../core/messages.js';
 import { defineStrategy, type StrategyEvent } from '../core/strategy.js';
@@ -150,6 +151,8 @@ export interface Clearing {
   readonly messages: readonly Message[];
   /** One per result replaced, in the order of the messages. */
   readonly events: readonly StrategyEvent[];
+  /** How many of `events` were taken over from the clearing it went on from (0: it started over). */
+  readonly carried: number;
   readonly freed: number;
   /** Index of the last result replaced (-1: none). */
   readonly lastTarget: number;
@@ -163,8 +166,11 @@ export interface Clearing {
  * the new results, not all results again: a replay of n steps costs O(n) clearings, not O(n^2).
  */
 export function clearAppended(previous: Clearing | undefined, history: readonly Message[], counter: TokenCounter, options: ClearOptions): Clearing {
-  const continues = previous !== undefined && previous.inputLength <= history.length && sharesPrefix(history, previous.input, previous.inputLength);
-  const from: Omit<Clearing, 'input'> = continues ? previous : { messages: [], events: [], freed: 0, lastTarget: -1, inputLength: 0 };
+  const continues =
+    previous !== undefined &&
+    previous.inputLength <= history.length &&
+    (unchangedPrefix(history, previous.input, previous.inputLength) === previous.inputLength || sharesPrefix(history, previous.input, previous.inputLength));
+  const from: Omit<Clearing, 'input' | 'carried'> = continues ? previous : { messages: [], events: [], freed: 0, lastTarget: -1, inputLength: 0 };
   const messages = from.messages.concat(history.slice(from.inputLength));
   const events = from.events.slice();
   let { freed, lastTarget } = from;
@@ -177,7 +183,7 @@ export function clearAppended(previous: Clearing | undefined, history: readonly 
     lastTarget = i;
     events.push(result.event);
   }
-  return { input: history, inputLength: history.length, messages, events, freed, lastTarget };
+  return { input: history, inputLength: history.length, messages, events, carried: from.events.length, freed, lastTarget };
 }
 
 /** Whether `messages` starts with the first `length` messages of `prefix`, the same objects. */
@@ -203,7 +209,10 @@ export const clearToolResultsStrategy = defineStrategy({
   // The trigger is absolute tokens, not a share of the window: nothing to draw on a window-relative curve.
   create(p) {
     const options: ClearOptions = { strategy: NAME, keep: p.keep, placeholder: p.placeholder, excludeTools: toolNames(p.excludeTools), clearToolInputs: p.clearToolInputs, memo: new WeakMap() };
-    let history: readonly Message[] = []; // the full, unedited history, as the client keeps it
+    // The full, unedited history, as the client keeps it: the runner's while requests go unedited,
+    // then this strategy's own append-only copy (owned), appended to in place, never copied per request.
+    let history: readonly Message[] = [];
+    let owned: Message[] | undefined;
     let sentEdited = false; // the last request was edited, so the session holds the edited copy
     // What the requests sent edited since the last one sent unedited have reported: events name only
     // what is new (targets only grow, so this is what the last request cleared).
@@ -213,18 +222,27 @@ export const clearToolResultsStrategy = defineStrategy({
       beforeRequest(input) {
         const { messages, counter } = input;
         // The session's messages are the last request plus what was appended since.
-        history = sentEdited ? history.concat(messages.slice(input.appendedFrom)) : messages;
+        if (sentEdited) {
+          owned ??= appendOnlyCopy(history);
+          for (let i = input.appendedFrom; i < messages.length; i++) owned.push(messages[i]!);
+          history = owned;
+        } else [history, owned] = [messages, undefined];
         let outcome: Pick<Clearing, 'messages' | 'events' | 'freed'> | undefined;
+        // The events a clearing took over from the last request's, sent edited, were reported then.
+        let known = 0;
         if (p.triggerTokens === 0 || counter.countContext(history) > p.triggerTokens) {
           if (p.clearToolInputs) outcome = clearToolResults(history, counter, options);
-          else outcome = clearing = clearAppended(clearing, history, counter, options);
+          else {
+            outcome = clearing = clearAppended(clearing, history, counter, options);
+            if (sentEdited) known = clearing.carried;
+          }
         }
         if (!outcome || outcome.events.length === 0 || (p.clearAtLeast > 0 && outcome.freed < p.clearAtLeast)) {
           sentEdited = false;
           reported.clear();
           return { messages: history };
         }
-        const events = outcome.events.filter((e) => !reported.has(e.messageId!));
+        const events = outcome.events.slice(known).filter((e) => !reported.has(e.messageId!));
         events.forEach((e) => reported.add(e.messageId!));
         sentEdited = true;
         return { messages: outcome.messages, events };
