@@ -9,9 +9,12 @@ import type { Message } from './messages.js';
 
 const appendOnly = new WeakSet<readonly Message[]>();
 
-/** A copy of `messages` whose owner promises to change it only by appending (`push`). */
-export function appendOnlyCopy(messages: readonly Message[]): Message[] {
-  const copy = messages.slice();
+/**
+ * A copy of `messages` followed by `appended`, whose owner promises to change it only by appending
+ * (`push`). One allocation: a copy pushed to at once would be allocated again to grow.
+ */
+export function appendOnlyCopy(messages: readonly Message[], appended: readonly Message[] = []): Message[] {
+  const copy = messages.concat(appended);
   appendOnly.add(copy);
   return copy;
 }

@@ -237,8 +237,8 @@ export async function replayScenario(options: ReplayOptions): Promise<RunResult>
       exact = false;
     } else {
       appendedFrom = context.length;
-      if (context !== history) history = appendOnlyCopy(context);
-      history.push(answer.assistant, ...answer.after);
+      if (context !== history) history = appendOnlyCopy(context, [answer.assistant, ...answer.after]);
+      else history.push(answer.assistant, ...answer.after);
       messages = history;
       if (recovery) exact = false;
     }

@@ -223,8 +223,8 @@ export const clearToolResultsStrategy = defineStrategy({
         const { messages, counter } = input;
         // The session's messages are the last request plus what was appended since.
         if (sentEdited) {
-          owned ??= appendOnlyCopy(history);
-          for (let i = input.appendedFrom; i < messages.length; i++) owned.push(messages[i]!);
+          if (owned === undefined) owned = appendOnlyCopy(history, messages.slice(input.appendedFrom));
+          else for (let i = input.appendedFrom; i < messages.length; i++) owned.push(messages[i]!);
           history = owned;
         } else [history, owned] = [messages, undefined];
         let outcome: Pick<Clearing, 'messages' | 'events' | 'freed'> | undefined;
