@@ -324,19 +324,19 @@ describe('reference-recall', () => {
         edit: fc.constantFrom('grow', 'cut', 'shift', 'replace', 'in-place'),
         add: fc.array(message, { maxLength: 3 }),
         at: fc.nat(6),
-        with: message,
+        with: fc.nat(2), // one of a few messages: the same object can come back to a place it left
         ask: fc.array(fc.nat(5), { maxLength: 4 }),
       });
       fc.assert(
-        fc.property(fc.array(fc.string({ unit, minLength: 1, maxLength: 3 }), { minLength: 1, maxLength: 6 }), fc.array(step, { maxLength: 12 }), (all, steps) => {
+        fc.property(fc.array(fc.string({ unit, minLength: 1, maxLength: 3 }), { minLength: 1, maxLength: 6 }), fc.array(step, { maxLength: 12 }), fc.array(message, { minLength: 3, maxLength: 3 }), (all, steps, pool) => {
           const count = followRun(targetsPresent(mentionsIndex(all)));
           let context: Message[] = appendOnlyCopy([]);
           let plain = false;
           for (const s of steps) {
             if (s.edit === 'cut') [context, plain] = [appendOnlyCopy(context.slice(0, s.at)), false];
             if (s.edit === 'shift') [context, plain] = [appendOnlyCopy(context.slice(1)), false];
-            if (s.edit === 'replace') [context, plain] = [context.map((m, i) => (i === s.at % context.length ? s.with : m)), true];
-            if (s.edit === 'in-place' && plain && context.length > 0) context[s.at % context.length] = s.with;
+            if (s.edit === 'replace') [context, plain] = [context.map((m, i) => (i === s.at % context.length ? pool[s.with]! : m)), true];
+            if (s.edit === 'in-place' && plain && context.length > 0) context[s.at % context.length] = pool[s.with]!;
             context.push(...s.add);
             const targets = s.ask.map((k) => all[k % all.length]!);
             expect(count(targets, context)).toBe(presentInContext(targets, context));
@@ -344,6 +344,18 @@ describe('reference-recall', () => {
         }),
         { numRuns: 500 },
       );
+    });
+
+    it('forgets what a message held once another takes its place, the first one back included', () => {
+      const count = followRun(targetsPresent(mentionsIndex(['T'])));
+      const [first, plain, holder] = ['first', 'x', 'has T'].map((content) => userMessage({ id: 'u', content }));
+      expect(count(['T'], [first!, plain!])).toBe(0);
+      expect(count(['T'], [first!, holder!])).toBe(1);
+      expect(count(['T'], [first!, plain!])).toBe(0);
+      const inPlace = [first!, holder!];
+      expect(count(['T'], inPlace)).toBe(1);
+      inPlace[1] = plain!;
+      expect(count(['T'], inPlace)).toBe(0);
     });
 
     it('on real turns: the verdicts of presentInContext, with and without the grep output', () => {
