@@ -408,6 +408,21 @@ describe('progressive-removal', () => {
       expect(state.handoff.continuationPrompt).toBe('Continue working on: Fix the parser\nCurrent phase: agent\nNext step: Complete the task');
     });
 
+    it("writes each checkpoint as JSON.stringify(state, null, 2) would, the scratchpad's text made once per version", () => {
+      const run = progressiveRemovalStrategy.create(params('checkpointInterval=1'));
+      const task = 'Fix "the" parser\nin src/app.py';
+      const h = [sys(), user(task), say('hi')];
+      const i = input(h, 100_000);
+      // Quotes, a line break, a NUL and a non-ASCII letter to escape; the same scratchpad twice, then another.
+      const pads = ['## Current Plan\n1. [x] Read "a.py"\n2. [ ] Fix\u0000 it\n\n## Key Decisions\n- keep é', '## Current Plan\n1. [x] Read "a.py"\n2. [ ] Fix\u0000 it\n\n## Key Decisions\n- keep é', 'no plan'];
+      pads.forEach((pad, step) => {
+        const response = say(`SCRATCHPAD: ${pad}`);
+        run.afterResponse!({ ...responseInput(h, response, step), files: i.files });
+        const state = { iteration: step, reason: 'interval', scratchpad: pad, messageIds: [...h, response].map((m) => m.id), handoff: generateHandoff(task, pad, step) };
+        expect(i.files.read(`/checkpoints/step-000${step}-interval.json`)).toBe(JSON.stringify(state, null, 2));
+      });
+    });
+
     it('omits the handoff with generateHandoff=false', async () => {
       const run = progressiveRemovalStrategy.create(params('checkpointInterval=1', 'generateHandoff=false'));
       const h = [sys(), user('task'), say('hi')];

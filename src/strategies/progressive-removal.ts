@@ -40,6 +40,7 @@
 import { recentStart, seenToolRounds, type Span } from '../core/cut-points.js';
 import { assistantMessage, droppedIds, strategyOrigin, userMessage, type AssistantMessage, type Message } from '../core/messages.js';
 import { checkBelow } from '../core/params.js';
+import { quote } from '../core/composed-text.js';
 import { middleOutSelection } from './parts/middle-out.js';
 import { AuxiliaryCallError, defineStrategy, type RequestPlan, type StrategyEvent, type StrategyInput } from '../core/strategy.js';
 import type { TokenCounter } from '../core/tokens.js';
@@ -284,6 +285,10 @@ export function stripAnalysis(text: string): string {
 // Handoff checkpoints
 // ---------------------------------------------------------------------------------------------------
 
+/** Stands for the scratchpad in a checkpoint's JSON until its text is put in (saveCheckpoint). */
+const SCRATCHPAD_MARK = '\u0000scratchpad\u0000';
+const MARK_JSON = JSON.stringify(SCRATCHPAD_MARK);
+
 /** Seed `HandoffSummary`, minus what a replay does not have (wall clock, git); the step stands for the time. */
 export interface HandoffSummary {
   readonly generatedAtStep: number;
@@ -363,18 +368,37 @@ export const progressiveRemovalStrategy = defineStrategy({
     const position = new Map<string, number>(); // each message's first-seen order: the history's
 
     const scratchpad = (): string => (agentScratchpad + compactedHistory).trim();
+    // The scratchpad as it stands (it changes with a signal or a summary), its JSON text and what the
+    // handoff reads of it: made once per version, not once per checkpoint. It grows with every
+    // summary, and a checkpoint is written every few steps.
+    let version: { agent: string; compacted: string; json: string; task?: string; handoff?: HandoffSummary } | undefined;
+    const currentVersion = (): NonNullable<typeof version> => {
+      if (version?.agent !== agentScratchpad || version.compacted !== compactedHistory) {
+        version = { agent: agentScratchpad, compacted: compactedHistory, json: JSON.stringify(scratchpad()) };
+      }
+      return version;
+    };
 
-    /** Seed `saveCheckpoint`: the checkpoint state (and handoff) in the run's offload store. */
+    /**
+     * Seed `saveCheckpoint`: the checkpoint state (and handoff) in the run's offload store, as
+     * JSON.stringify(state, null, 2) writes it. The scratchpad's text is a quote of its version
+     * (core/composed-text.ts): the store keeps it once and its index reads it once, however many
+     * checkpoints hold it.
+     */
     const saveCheckpoint = (input: Pick<StrategyInput, 'files' | 'step'>, context: readonly Message[], reason: string): void => {
       const task = context.slice(0, pinnedCount(context)).find((m) => m.role === 'user')?.content ?? '';
-      const state = {
-        iteration: input.step,
-        reason,
-        scratchpad: scratchpad(),
-        messageIds: context.map((m) => m.id),
-        ...(p.generateHandoff ? { handoff: generateHandoff(task, scratchpad(), input.step) } : {}),
-      };
-      input.files.write(`checkpoints/step-${String(input.step).padStart(4, '0')}-${reason}.json`, JSON.stringify(state, null, 2));
+      const current = currentVersion();
+      let handoff: HandoffSummary | undefined;
+      if (p.generateHandoff) {
+        if (current.task !== task || current.handoff === undefined) [current.task, current.handoff] = [task, generateHandoff(task, scratchpad(), input.step)];
+        handoff = { ...current.handoff, generatedAtStep: input.step };
+      }
+      const state = { iteration: input.step, reason, scratchpad: SCRATCHPAD_MARK, messageIds: context.map((m) => m.id), ...(handoff ? { handoff } : {}) };
+      const text = JSON.stringify(state, null, 2);
+      // The mark's first occurrence is the scratchpad's: only the numbers and the reason come before it.
+      const at = text.indexOf(MARK_JSON);
+      const parts = [text.slice(0, at), quote(current, current.json), text.slice(at + MARK_JSON.length)];
+      input.files.write(`checkpoints/step-${String(input.step).padStart(4, '0')}-${reason}.json`, parts);
     };
 
     const summarize = async (input: StrategyInput, span: readonly Message[]): Promise<{ text: string; how: string }> => {
