@@ -55,6 +55,17 @@ describe('strategy guard', () => {
       expect(failure).toContain(problem);
     });
 
+    it('checks what was added to a list it checked before, whether the list comes back itself or copied', async () => {
+      const bad = { ...TASK, id: 'b', role: 'robot' };
+      for (const again of [(list: unknown[]) => list, (list: unknown[]) => [...list]]) {
+        const g = guard();
+        const own: unknown[] = [TASK];
+        expect(await ending(g.beforeRequest(0, () => ({ messages: own }) as RequestPlan))).toBe('ok');
+        own.push(bad); // the strategy's own array, grown in place after it was sent
+        expect(await ending(g.beforeRequest(1, () => ({ messages: again(own) }) as RequestPlan))).toContain('returned a malformed message: messages[1] has role "robot"');
+      }
+    });
+
     it('accepts afterResponse carrying on (undefined) and a well-formed plan', async () => {
       const g = guard();
       expect(await g.afterResponse(0, () => undefined)).toBeUndefined();

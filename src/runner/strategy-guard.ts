@@ -115,9 +115,11 @@ export function createStrategyGuard({ strategy, timeoutMs, clock, preempted }: G
     if (!Array.isArray(plan.messages)) return 'returned no message list (plan.messages)';
     if (plan.events !== undefined && !Array.isArray(plan.events)) return 'returned events that are not a list';
     const messages: readonly unknown[] = plan.messages;
-    // The runner's history array grows in place: its first checkedLength messages were checked.
-    let from = messages === checked ? Math.min(checkedLength, messages.length) : 0;
-    while (from < messages.length && messages[from] === checked[from]) from++;
+    // The runner's history array grows in place: its first checkedLength messages were checked. What
+    // an array gained since (the same array, or a copy of it) was not, whoever appended it.
+    const known = Math.min(checkedLength, messages.length);
+    let from = messages === checked ? known : 0;
+    while (from < known && messages[from] === checked[from]) from++;
     for (let i = from; i < messages.length; i++) {
       const bad = messageProblem(messages[i]);
       if (bad !== undefined) return `returned a malformed message: messages[${i}] ${bad}`;
