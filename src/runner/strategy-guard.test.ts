@@ -66,6 +66,14 @@ describe('strategy guard', () => {
       }
     });
 
+    it('checks a message put in place of one it checked, in the same array', async () => {
+      const g = guard();
+      const own: unknown[] = [TASK, userMessage({ id: 'u1', content: 'more' })];
+      expect(await ending(g.beforeRequest(0, () => ({ messages: own }) as RequestPlan))).toBe('ok');
+      own[0] = { ...TASK, content: 42 };
+      expect(await ending(g.beforeRequest(1, () => ({ messages: own }) as RequestPlan))).toContain('messages[0] has no string content');
+    });
+
     it('accepts afterResponse carrying on (undefined) and a well-formed plan', async () => {
       const g = guard();
       expect(await g.afterResponse(0, () => undefined)).toBeUndefined();
