@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { userMessage, type Message } from '../core/messages.js';
+import { strategyOrigin, userMessage, withContent, type Message } from '../core/messages.js';
 import { checkOrder, checkPairing } from '../core/pairing.js';
 import { createTokenCounter, type TokenCounter } from '../core/tokens.js';
 import { createMockBackend } from '../llm/mock.js';
@@ -99,6 +99,42 @@ describe('replayScenario', () => {
       expect(run.summary.status).toBe('stopped');
       expect(run.summary.failure).toBe('max_restarts (0) reached');
       expect(run.events.at(-1)!.kind).toBe('stopped');
+    });
+  });
+
+  describe('cached input (the prefix each request shares with the last)', () => {
+    /** Raw, but from step 3 on the first tool result is shortened: in a fresh copy each request, or in place in the strategy's own array. */
+    const editing = (inPlace: boolean): StrategyDefinition =>
+      defineStrategy({
+        name: inPlace ? 'editing-in-place' : 'editing-a-copy',
+        summary: 'shortens the first tool result at step 3',
+        create: () => {
+          let own: Message[] | undefined;
+          let short: Message | undefined;
+          const edit = (messages: readonly Message[]): Message[] => {
+            const at = messages.findIndex((m) => m.role === 'tool');
+            short ??= withContent(messages[at]!, 'shorter', strategyOrigin('editing', 'shortened'));
+            return messages.map((m, i) => (i === at ? short! : m));
+          };
+          return {
+            beforeRequest: ({ messages, step, appendedFrom }) => {
+              if (!inPlace) return { messages: step < 3 ? messages : edit(messages) };
+              if (own === undefined) own = [...messages];
+              else own.push(...messages.slice(appendedFrom));
+              if (step === 3) edit(own).forEach((m, i) => (own![i] = m));
+              return { messages: own };
+            },
+          };
+        },
+      });
+
+    it('is the same whether a strategy edits its own array in place or sends a copy', async () => {
+      const s = scenario();
+      const [copied, inPlace] = [await replay(s, editing(false), 1_000_000, spy().backend), await replay(s, editing(true), 1_000_000, spy().backend)];
+      expect(copied.summary.status).toBe('completed');
+      expect(inPlace.steps.map((x) => x.promptTokens)).toEqual(copied.steps.map((x) => x.promptTokens));
+      expect(copied.summary.cachedInputTokens).toBeLessThan((await replay(s, rawStrategy, 1_000_000, spy().backend)).summary.cachedInputTokens!);
+      expect(inPlace.summary.cachedInputTokens).toBe(copied.summary.cachedInputTokens);
     });
   });
 

@@ -18,7 +18,7 @@ import type { LastRequest, StrategyRun } from '../core/strategy.js';
 import { suspectTruncation } from '../llm/truncation.js';
 import { answerSearch, indexStore, type AnswerSearch } from '../metrics/answer-index.js';
 import { judgeProbe } from '../metrics/probe-verdict.js';
-import { prefixTokens, sharedPrefixLength } from '../metrics/prompt-cache.js';
+import { prefixFollower, prefixTokens } from '../metrics/prompt-cache.js';
 import { followRun, referenceTargets, targetsPresent } from '../metrics/reference-recall.js';
 import { mentionsIndex, type Mentions } from '../metrics/context-text.js';
 import { ownedSearch, withEscaped, type OwnedSearch } from '../metrics/owned-search.js';
@@ -122,8 +122,7 @@ export async function replayScenario(options: ReplayOptions): Promise<RunResult>
   const probes: ProbeRecord[] = [];
   const reference = { present: 0, total: 0 };
   let prefixCachedTokens = 0;
-  let previousContext: readonly Message[] | undefined; // the last agent request of this session
-  let previousLength = 0; // its length when sent (the history array grows in place since)
+  const cachePrefix = prefixFollower(); // what each agent request of the session shares with the last
   let warnedNoUsage = false;
 
   let messages: readonly Message[] = first;
@@ -144,7 +143,7 @@ export async function replayScenario(options: ReplayOptions): Promise<RunResult>
   const startSession = (): void => {
     log.session += 1;
     sessionSteps = 0;
-    previousContext = undefined;
+    cachePrefix.reset();
   };
   /** Judges the probes due at `step` on the context sent there (and asks them, with askProbes). */
   const judgeProbes = async (context: readonly Message[], step: number): Promise<void> => {
@@ -209,10 +208,7 @@ export async function replayScenario(options: ReplayOptions): Promise<RunResult>
       if (probesAt.has(turnIndex)) await judgeProbes(context, turnIndex);
       countReferences(context, turnIndex);
     }
-    // The same array again has only grown at its end: the previous request is its prefix.
-    const shared = previousContext === context ? previousLength : sharedPrefixLength(previousContext, context);
-    prefixCachedTokens += prefixTokens(shared, context, counter, localTokens);
-    [previousContext, previousLength] = [context, context.length];
+    prefixCachedTokens += prefixTokens(cachePrefix.next(context), context, counter, localTokens);
     const request = { messages: context, purpose: 'agent', tools: scenario.tools, recorded: answer.assistant, window, maxOutputTokens: options.maxOutputTokens };
     const response = await backend.complete(request).catch((error: unknown) => {
       // Retries are the backend's job: what reaches here ends this run, not the matrix.
