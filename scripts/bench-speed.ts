@@ -6,6 +6,7 @@
  *   npx tsx scripts/bench-speed.ts --quick       one repetition, sizes up to 1,000 steps (the budgeted
  *                                                checks under 30 s; checks 6 to 9 after them)
  *   npx tsx scripts/bench-speed.ts --no-budget   every size and repetition, however long it takes
+ *   npx tsx scripts/bench-speed.ts --every-strategy   check 4b too (about 2 more minutes)
  *
  * 1. tokenize-once: replaying the bundled matrix (every bundled scenario x raw,masking; and x all
  *    strategies) against tokenizing its unique content once with gpt-tokenizer (countTokens on every
@@ -24,6 +25,12 @@
  *    with masking and summarization (the model's window) and raw (a window that never overflows).
  *    Target time(2n)/time(n) <= 2.2 for each doubling from 2,500 steps on (issue 17's range, 2,500 to
  *    10,000); the smaller ones are information.
+ * 4b. (with --every-strategy; information) every strategy and preset through the same generated
+ *    scenarios of 2,500, 5,000 and 10,000 steps (250 to 1,000 with --quick), one run each, in the
+ *    scenario's window and in one no run overflows (where a token trigger still fires and a share of
+ *    the window never does): time(2n)/time(n) for each, and where a run ended early. Check 4 times
+ *    three strategies; this finds the one that grows faster than its task (the twelfth session found
+ *    two this way).
  * 6. worker threads (information): a matrix as `bench run` runs the mock (whole runs on worker threads,
  *    each with its own counter and mock) on 1 thread and on 2, one run each, start-up included: seeded
  *    generated scenarios x all strategies in a 32k window, big enough that each thread's fixed costs
@@ -99,6 +106,7 @@ import { resolveParams } from '../src/core/params.js';
 
 const QUICK = process.argv.includes('--quick');
 const NO_BUDGET = process.argv.includes('--no-budget');
+const EVERY_STRATEGY = process.argv.includes('--every-strategy');
 const CHILD_FLAG = 'CTXBENCH_BENCH_SPEED_CHILD';
 /** This script in the child that times check 1's floor alone (libraryFloorMs). */
 const LIBRARY_FLOOR_FLAG = '--library-floor';
@@ -144,6 +152,8 @@ const TARGET_FROM_STEPS = 2500;
 /** Check 4's strategies, each with its window: the model's (gpt-4o, 128,000), or HUGE_WINDOW for raw. */
 const LINEARITY_KEYS = ['masking', 'summarization', 'raw'] as const;
 type LinearityKey = (typeof LINEARITY_KEYS)[number];
+/** Check 4b's sizes (--every-strategy). */
+const EVERY_SIZES = QUICK ? [250, 500, 1000] : [2500, 5000, 10_000];
 /** The same knobs for every size (generator defaults otherwise); outputs a bit under the default keep the big sizes affordable. */
 const GEN_KNOBS: GenerateOptions = { seed: 1, outputTokens: 150, model: 'gpt-4o' };
 const HUGE_WINDOW = GENERATE_LIMITS.contextWindow.max; // raw never overflows
@@ -577,6 +587,36 @@ for (let round = 2; round <= LINEARITY_REPS; round++) {
   if (measured === 0) break;
 }
 
+// --- 4b. Every strategy and preset, two windows (--every-strategy; information) ------------------
+interface EveryRow {
+  readonly label: string;
+  readonly times: readonly number[];
+  /** How the largest size's run ended, when it did not replay every step. */
+  readonly ended?: string | undefined;
+}
+const everyRows: EveryRow[] = [];
+if (EVERY_STRATEGY) {
+  const everyFiles = EVERY_SIZES.map((n) => syntheticFile(n));
+  for (const entry of allEntries) {
+    for (const [window, windowOverride] of [['its window', undefined], ['no overflow', HUGE_WINDOW]] as const) {
+      const times: number[] = [];
+      let ended: string | undefined;
+      for (const [i, n] of EVERY_SIZES.entries()) {
+        const scenarios = (): LoadedScenario[] => [{ scenario: parseScenario(everyFiles[i]!, `<generated ${n} steps>`), format: 'ctxbench' }];
+        times.push(
+          await measure(scenarios, async (s) => {
+            const run = (await replay(s, [entry], { windowOverride, allowIncomplete: true })).runs[0]!;
+            ended = run.summary.status === 'completed' ? undefined : `${run.summary.status} at step ${run.summary.failedStep ?? '?'} of ${n}`;
+          }),
+        );
+      }
+      const label = `${entry.preset ?? entry.strategy.name} (${window})`;
+      everyRows.push({ label, times, ended });
+      progress(`every strategy: ${label} ${times.map(fmtMs).join(', ')}${ended ? `; ${ended}` : ''}`);
+    }
+  }
+}
+
 // --- 6. Worker threads: generated scenarios x all strategies, on 1 and 2 threads (the build) -----
 const builtMatrix = path.join(PACKAGE_ROOT, 'dist/runner/matrix.js');
 const threadFiles = THREAD_SEEDS.map((seed) => generateScenario({ seed, steps: THREAD_STEPS }));
@@ -774,6 +814,11 @@ for (let i = 1; i < SIZES.length; i++) {
       addRow(label, why, limit, target ? false : undefined);
     }
   }
+}
+
+for (const row of everyRows) {
+  const doublings = row.times.slice(1).map((t, i) => `${fmtX(t / row.times[i]!)} (${EVERY_SIZES[i + 1]})`).join(', ');
+  addRow(`4b ${row.label}`, `${doublings}${row.ended ? `; ${row.ended}` : ''}`, 'none (information)', undefined);
 }
 
 const sentAgain = Math.max(...liveRounds.map((l) => l.sentAgain));
