@@ -423,6 +423,20 @@ describe('progressive-removal', () => {
       });
     });
 
+    it("writes a long context's message ids as JSON.stringify would, whole blocks of them made once", () => {
+      const run = progressiveRemovalStrategy.create(params('checkpointInterval=1', 'generateHandoff=false'));
+      const h = [sys(), user('task'), ...Array.from({ length: 700 }, (_, k) => say(`step ${k}`))];
+      const i = input(h, 100_000);
+      // One id, a block and some, exactly two blocks, more; then a message of the first block replaced.
+      const contexts = [h.slice(0, 0), h.slice(0, 300), h.slice(0, 511), h, [h[0]!, say('other'), ...h.slice(2)]];
+      contexts.forEach((sent, step) => {
+        const response = say('ok');
+        run.afterResponse!({ ...responseInput(sent, response, step), files: i.files });
+        const state = { iteration: step, reason: 'interval', scratchpad: '', messageIds: [...sent, response].map((m) => m.id) };
+        expect(i.files.read(`/checkpoints/step-000${step}-interval.json`)).toBe(JSON.stringify(state, null, 2));
+      });
+    });
+
     it('omits the handoff with generateHandoff=false', async () => {
       const run = progressiveRemovalStrategy.create(params('checkpointInterval=1', 'generateHandoff=false'));
       const h = [sys(), user('task'), say('hi')];

@@ -40,7 +40,7 @@
 import { recentStart, seenToolRounds, type Span } from '../core/cut-points.js';
 import { assistantMessage, droppedIds, strategyOrigin, userMessage, type AssistantMessage, type Message } from '../core/messages.js';
 import { checkBelow } from '../core/params.js';
-import { quote } from '../core/composed-text.js';
+import { quote, type TextPart } from '../core/composed-text.js';
 import { middleOutSelection } from './parts/middle-out.js';
 import { AuxiliaryCallError, defineStrategy, type RequestPlan, type StrategyEvent, type StrategyInput } from '../core/strategy.js';
 import type { TokenCounter } from '../core/tokens.js';
@@ -285,9 +285,38 @@ export function stripAnalysis(text: string): string {
 // Handoff checkpoints
 // ---------------------------------------------------------------------------------------------------
 
-/** Stands for the scratchpad in a checkpoint's JSON until its text is put in (saveCheckpoint). */
+/** Stand for the scratchpad and the message ids in a checkpoint's JSON until their text is put in (saveCheckpoint). */
 const SCRATCHPAD_MARK = '\u0000scratchpad\u0000';
-const MARK_JSON = JSON.stringify(SCRATCHPAD_MARK);
+const IDS_MARK = '\u0000ids\u0000';
+const [SCRATCHPAD_JSON, IDS_JSON] = [JSON.stringify(SCRATCHPAD_MARK), JSON.stringify(IDS_MARK)];
+/** Message ids per block of a checkpoint's id list, each block's text made once (idBlocks). */
+const IDS_PER_BLOCK = 256;
+
+/**
+ * The text of a checkpoint's `messageIds` as JSON.stringify(list, null, 2) writes it at the state's
+ * first level, in parts: each whole block of IDS_PER_BLOCK messages a quote, made once while the same
+ * messages stand at the start of a block (a context grows at its end between checkpoints, and without
+ * a compaction it grows with the task), so the checkpoints of a long run share their lists' text.
+ */
+function idBlocks(): (context: readonly Message[]) => TextPart[] {
+  const blocks = new WeakMap<Message, { readonly messages: readonly Message[]; readonly text: string }>();
+  const lines = (messages: readonly Message[]): string => messages.map((m) => `\n    ${JSON.stringify(m.id)}`).join(',');
+  return (context) => {
+    if (context.length === 0) return ['[]'];
+    const parts: TextPart[] = ['['];
+    let from = 0;
+    for (; from + IDS_PER_BLOCK <= context.length; from += IDS_PER_BLOCK) {
+      const messages = context.slice(from, from + IDS_PER_BLOCK);
+      let block = blocks.get(messages[0]!);
+      if (block === undefined || block.messages.some((m, i) => m !== messages[i])) blocks.set(messages[0]!, (block = { messages, text: lines(messages) }));
+      if (from > 0) parts.push(',');
+      parts.push(quote(block, block.text));
+    }
+    if (from < context.length) parts.push(`${from > 0 ? ',' : ''}${lines(context.slice(from))}`);
+    parts.push('\n  ]');
+    return parts;
+  };
+}
 
 /** Seed `HandoffSummary`, minus what a replay does not have (wall clock, git); the step stands for the time. */
 export interface HandoffSummary {
@@ -379,11 +408,13 @@ export const progressiveRemovalStrategy = defineStrategy({
       return version;
     };
 
+    const idsOf = idBlocks();
+
     /**
      * Seed `saveCheckpoint`: the checkpoint state (and handoff) in the run's offload store, as
-     * JSON.stringify(state, null, 2) writes it. The scratchpad's text is a quote of its version
-     * (core/composed-text.ts): the store keeps it once and its index reads it once, however many
-     * checkpoints hold it.
+     * JSON.stringify(state, null, 2) writes it. The scratchpad's text is a quote of its version, and
+     * the message ids' blocks quotes of theirs (core/composed-text.ts): the store keeps each once and
+     * its index reads each once, however many checkpoints hold them.
      */
     const saveCheckpoint = (input: Pick<StrategyInput, 'files' | 'step'>, context: readonly Message[], reason: string): void => {
       const task = context.slice(0, pinnedCount(context)).find((m) => m.role === 'user')?.content ?? '';
@@ -393,11 +424,13 @@ export const progressiveRemovalStrategy = defineStrategy({
         if (current.task !== task || current.handoff === undefined) [current.task, current.handoff] = [task, generateHandoff(task, scratchpad(), input.step)];
         handoff = { ...current.handoff, generatedAtStep: input.step };
       }
-      const state = { iteration: input.step, reason, scratchpad: SCRATCHPAD_MARK, messageIds: context.map((m) => m.id), ...(handoff ? { handoff } : {}) };
+      const state = { iteration: input.step, reason, scratchpad: SCRATCHPAD_MARK, messageIds: IDS_MARK, ...(handoff ? { handoff } : {}) };
       const text = JSON.stringify(state, null, 2);
-      // The mark's first occurrence is the scratchpad's: only the numbers and the reason come before it.
-      const at = text.indexOf(MARK_JSON);
-      const parts = [text.slice(0, at), quote(current, current.json), text.slice(at + MARK_JSON.length)];
+      // Each mark's first occurrence is its own: only the numbers and the reason come before the
+      // scratchpad, and the ids come before the handoff.
+      const at = text.indexOf(SCRATCHPAD_JSON);
+      const ids = text.indexOf(IDS_JSON, at);
+      const parts = [text.slice(0, at), quote(current, current.json), text.slice(at + SCRATCHPAD_JSON.length, ids), ...idsOf(context), text.slice(ids + IDS_JSON.length)];
       input.files.write(`checkpoints/step-${String(input.step).padStart(4, '0')}-${reason}.json`, parts);
     };
 
