@@ -1,4 +1,6 @@
+import fc from 'fast-check';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { appendOnlyCopy } from '../core/append-only.js';
 import { assistantMessage, toolMessage, type AssistantMessage, type Message, type ToolMessage } from '../core/messages.js';
 import { checkPairing } from '../core/pairing.js';
 import { createTokenCounter, type TokenCounter } from '../core/tokens.js';
@@ -9,7 +11,7 @@ import { strategyInput } from '../../test/helpers/strategy-input.js';
 import { offloadStrategy } from './offload.js';
 import { largeOutputPointer, RECOVERY_PROMPT } from './parts/offload-tiers.js';
 import { createOffloadStore, type OffloadStore } from '../core/offload-store.js';
-import { resolveStrategyParams, type StrategyInput } from '../core/strategy.js';
+import { resolveStrategyParams, type RequestPlan, type StrategyInput } from '../core/strategy.js';
 
 let counter: TokenCounter;
 beforeAll(async () => {
@@ -145,6 +147,44 @@ describe('offload', () => {
       expect(result.files.list()).toEqual(['/tool_outputs/bash_step0_a_b-2.txt', '/tool_outputs/bash_step0_a_b.txt']);
       expect(expectReversible(renamed, result.messages, result.files)).toBe(2);
     });
+  });
+
+  it("property: request after request, tier 1 with the run's memory sends what it sends looking at every message again", () => {
+    // The memory skips what the last request shared with this one. Previews longer than the result
+    // (previewLines=1000 on short lines) keep a result over the limit, a verdict that is looked at again.
+    const turn = fc.record({ lines: fc.integer({ min: 1, max: 60 }), name: fc.constantFrom('bash', 'grep') });
+    const setting = fc.record({ limit: fc.constantFrom(40, 200, 1000), style: fc.constantFrom('valis', 'deepagents'), preview: fc.constantFrom(0, 10, 1000), appendOnly: fc.boolean() });
+    // Now and then the session's messages come back with an earlier result as it was recorded (what
+    // a restart or a summary that keeps old turns hands over): it is looked at again.
+    const restore = fc.array(fc.option(fc.nat(40), { nil: undefined }), { maxLength: 20 });
+    fc.assert(
+      fc.property(fc.array(turn, { minLength: 1, maxLength: 20 }), setting, restore, (shape, { limit, style, preview, appendOnly }, restores) => {
+        const settings = [noPrompt, `largeResultTokens=${limit}`, `offloadStyle=${style}`, `previewLines=${preview}`];
+        const remembering = offloadStrategy.create(params(...settings));
+        const [files, again] = [createOffloadStore(), createOffloadStore()];
+        const turns = shape.map(({ lines: n, name }, k) => round(name, lines(n, `${name}${k}`)));
+        let messages: Message[] = [sys(), user('task')];
+        let appendedFrom = 0;
+        turns.forEach((next, step) => {
+          const at = restores[step];
+          const recorded = turns.flat().filter((m) => m.role === 'tool');
+          if (at !== undefined && recorded.length > 0) {
+            const original = recorded[at % recorded.length]!;
+            const place = messages.findIndex((m) => m.id === original.id);
+            if (place >= 0 && messages[place] !== original) messages = messages.map((m, i) => (i === place ? original : m));
+          }
+          const got = remembering.beforeRequest(strategyInput(counter, messages, 1_000_000, { files, step, appendedFrom })) as RequestPlan;
+          const fresh = offloadStrategy.create(params(...settings)).beforeRequest(strategyInput(counter, messages, 1_000_000, { files: again, step, appendedFrom })) as RequestPlan;
+          expect(got.messages).toEqual(fresh.messages);
+          expect(got.events ?? []).toEqual(fresh.events ?? []);
+          appendedFrom = got.messages.length;
+          // As the runner does: the same array appended to in place when the plan sent it on, else a copy.
+          if (appendOnly && got.messages === messages) messages.push(...next);
+          else messages = appendOnly ? appendOnlyCopy(got.messages, next) : [...got.messages, ...next];
+        });
+      }),
+      { numRuns: 200 },
+    );
   });
 
   describe('tier 2: file-write compaction (seed: above 85% of the window)', () => {

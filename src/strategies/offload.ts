@@ -11,7 +11,7 @@
  * bring under the window overflows, as the seed's tiers 1-2 alone would.
  */
 import { defineStrategy } from '../core/strategy.js';
-import { applyOffloadTiers, OFFLOAD_PARAMS } from './parts/offload-tiers.js';
+import { applyOffloadTiers, OFFLOAD_PARAMS, tierMemory } from './parts/offload-tiers.js';
 
 const NAME = 'offload';
 
@@ -22,9 +22,10 @@ export const offloadStrategy = defineStrategy({
   params: OFFLOAD_PARAMS,
   thresholds: (p) => (p.offloadStyle === 'valis' ? [{ label: 'compact (tier 2)', fraction: p.compactionThreshold }] : []),
   create(p) {
+    const memory = tierMemory();
     return {
       beforeRequest(input) {
-        const { messages, events } = applyOffloadTiers(input, NAME, p);
+        const { messages, events } = applyOffloadTiers(input, NAME, p, memory);
         return { messages, events };
       },
     };

@@ -24,7 +24,7 @@ import { isFromScenario, type Message } from '../core/messages.js';
 import type { ParamSpecs, ParamsOf } from '../core/params.js';
 import { defineStrategy, type StrategyEvent, type StrategyInput } from '../core/strategy.js';
 import type { TokenCounter } from '../core/tokens.js';
-import { applyOffloadTiers, OFFLOAD_PARAMS, withRecoveryPrompt, type TierOutcome } from './parts/offload-tiers.js';
+import { applyOffloadTiers, OFFLOAD_PARAMS, tierMemory, withRecoveryPrompt, type TierOutcome } from './parts/offload-tiers.js';
 import { isSummaryArtifact, type Summarizer } from './parts/summarizer.js';
 import { codexSummarizer } from './parts/summarizers/codex.js';
 import { deepagentsSummarizer } from './parts/summarizers/deepagents.js';
@@ -142,9 +142,10 @@ export const summarizationStrategy = defineStrategy({
     { label: 'summarize (tier 3)', fraction: p.summarizationThreshold },
   ],
   create(p) {
+    const memory = tierMemory();
     return {
       async beforeRequest(input) {
-        const first = p.offloadFirst ? applyOffloadTiers(input, NAME, p) : withoutTiers(input, p.recoveryPrompt);
+        const first = p.offloadFirst ? applyOffloadTiers(input, NAME, p, memory) : withoutTiers(input, p.recoveryPrompt);
         // The seed compares with ">" (manage_context).
         if (first.tokens <= p.summarizationThreshold * input.window) return { messages: first.messages, events: first.events };
         const summarized = await summarize(input, first.messages, first.tokens, p);

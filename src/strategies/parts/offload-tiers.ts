@@ -24,6 +24,7 @@
  * `offloadStyle=deepagents` replaces tier 1 with deepagents' eviction (deepagents-eviction.ts) and
  * has no tier 2, as deepagents' FilesystemMiddleware has none.
  */
+import { unchangedPrefix } from '../../core/append-only.js';
 import { unseenFrom } from '../../core/cut-points.js';
 import { strategyOrigin, withContent, type AssistantMessage, type Message, type ToolCall, type ToolMessage } from '../../core/messages.js';
 import { confine, safeSegment, type OffloadStore } from '../../core/offload-store.js';
@@ -157,28 +158,65 @@ function offloaded({ input, settings }: Tiers, m: ToolMessage, limit: number): {
   return { path, text: largeOutputPointer(path, m.content, settings.previewLines) };
 }
 
+/**
+ * What tier 1 left as it was at a run's last request: its messages then (the first `size` of `seen`,
+ * as they were: a strategy may change its own array), and where the first result over the limit
+ * that it kept stands (its preview was no shorter; that verdict depends on the step, in the path).
+ * Whether a result is under the limit depends on the message alone, so the next request's messages
+ * that are the same objects in the same places, before that one, are not looked at again: a request
+ * costs what changed since, not every result of the context again.
+ */
+export interface TierMemory {
+  readonly seen: Message[];
+  size: number;
+  last: readonly Message[] | undefined;
+  keptOver: number;
+}
+
+export const tierMemory = (): TierMemory => ({ seen: [], size: 0, last: undefined, keptOver: 0 });
+
+/** How many leading messages of `messages` tier 1 left as they were at the last request (none without a memory). */
+function checkedPrefix(memory: TierMemory | undefined, messages: readonly Message[]): number {
+  if (memory === undefined) return 0;
+  const known = Math.min(memory.size, memory.keptOver, messages.length);
+  let shared = unchangedPrefix(messages, memory.last, memory.size) === memory.size ? known : 0;
+  while (shared < known && messages[shared] === memory.seen[shared]) shared++;
+  return shared;
+}
+
 /** Tier 1: every tool result over largeResultTokens to the store, a preview in its place. */
-function offloadLargeResults(tiers: Tiers, messages: readonly Message[]): { messages: readonly Message[]; events: StrategyEvent[] } {
+function offloadLargeResults(tiers: Tiers, messages: readonly Message[], memory?: TierMemory): { messages: readonly Message[]; events: StrategyEvent[] } {
   const { input, strategy, settings } = tiers;
   const { largeResultTokens } = settings;
   if (largeResultTokens === 'unlimited') return { messages, events: [] };
   const { counter, files } = input;
   let out: Message[] | undefined;
   const events: StrategyEvent[] = [];
-  messages.forEach((m, i) => {
-    if (m.role !== 'tool' || isEdited(m)) return;
+  const from = checkedPrefix(memory, messages);
+  let keptOver = Number.POSITIVE_INFINITY;
+  for (let i = from; i < messages.length; i++) {
+    const m = messages[i]!;
+    if (m.role !== 'tool' || isEdited(m)) continue;
     const target = offloaded(tiers, m, largeResultTokens);
-    if (!target) return;
+    if (!target) continue;
     const { path, text } = target;
     const before = counter.countMessage(m);
     const replaced = withContent(m, text, strategyOrigin(strategy, 'offloaded-result'));
     const after = counter.countMessage(replaced);
-    if (after >= before) return;
+    if (after >= before) {
+      keptOver = Math.min(keptOver, i);
+      continue;
+    }
     files.write(path, m.content);
     (out ??= [...messages])[i] = replaced;
     events.push({ kind: 'offloaded', messageId: m.id, detail: `tier 1: ${m.name} result saved to ${path}`, tokensBefore: before, tokensAfter: after });
-  });
-  return { messages: out ?? messages, events };
+  }
+  const result = out ?? messages;
+  if (memory !== undefined) {
+    for (let i = from; i < result.length; i++) memory.seen[i] = result[i]!;
+    [memory.last, memory.size, memory.keptOver] = [result, result.length, keptOver];
+  }
+  return { messages: result, events };
 }
 
 /** Whether each call writes a file, known once per call: tier 2 asks it of every call in the context at every request. */
@@ -243,13 +281,14 @@ function compactFileWrites(tiers: Tiers, messages: readonly Message[]): { messag
 /**
  * Tiers 1-2 before a request: the recovery segment (once), tier 1 always, tier 2 when the context is
  * above compactionThreshold of the window (never with offloadStyle=deepagents, which has none).
- * Returns the same array when nothing changed.
+ * Returns the same array when nothing changed. `memory`: the run's (tierMemory), so tier 1 looks only
+ * at what changed since its last request.
  */
-export function applyOffloadTiers(input: StrategyInput, strategy: string, settings: OffloadSettings): TierOutcome {
+export function applyOffloadTiers(input: StrategyInput, strategy: string, settings: OffloadSettings, memory?: TierMemory): TierOutcome {
   const tiers: Tiers = { input, strategy, settings };
   const { counter, window } = input;
   const prompted = settings.recoveryPrompt ? withRecoveryPrompt(input, strategy, input.messages) : input.messages;
-  const tier1 = offloadLargeResults(tiers, prompted);
+  const tier1 = offloadLargeResults(tiers, prompted, memory);
   const tokens = counter.countContext(tier1.messages);
   // The seed compares with ">" (manage_context).
   if (settings.offloadStyle === 'deepagents' || tokens <= settings.compactionThreshold * window) return { messages: tier1.messages, tokens, events: tier1.events };
