@@ -26,3 +26,39 @@ export function appendOnlyCopy(messages: readonly Message[], appended: readonly 
 export function unchangedPrefix(messages: readonly Message[], last: readonly Message[] | undefined, lastLength: number): number {
   return messages === last && appendOnly.has(messages) ? lastLength : 0;
 }
+
+/**
+ * Follows one owner's consecutive message lists: how many leading messages a list shares with the
+ * last one recorded (the same objects in the same places), compared with that list's messages as they
+ * were recorded, since a strategy may change its own array in place after sending it; the same
+ * append-only array grown is not compared at all. Nothing is shared before the first record or
+ * after `reset`.
+ */
+export interface PrefixFollower {
+  shared(messages: readonly Message[]): number;
+  /** Records `messages`; its first `from` are known to be those of the last record already. */
+  record(messages: readonly Message[], from?: number): void;
+  reset(): void;
+}
+
+export function prefixFollower(): PrefixFollower {
+  const seen: Message[] = []; // the last list recorded, as it was: its first `size`
+  let size = 0;
+  let last: readonly Message[] | undefined;
+  return {
+    shared(messages) {
+      if (last === undefined) return 0;
+      const known = Math.min(size, messages.length);
+      let shared = unchangedPrefix(messages, last, size) === size ? known : 0;
+      while (shared < known && messages[shared] === seen[shared]) shared++;
+      return shared;
+    },
+    record(messages, from = 0) {
+      for (let i = from; i < messages.length; i++) seen[i] = messages[i]!;
+      [last, size] = [messages, messages.length];
+    },
+    reset() {
+      [last, size] = [undefined, 0];
+    },
+  };
+}

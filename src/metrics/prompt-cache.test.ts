@@ -2,8 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { assistantMessage, strategyOrigin, systemMessage, toolMessage, userMessage, withContent, type Message } from '../core/messages.js';
 import { charsPerFour, counterFrom, PER_CONTEXT_TOKENS, type TokenCounter } from '../core/tokens.js';
-import { appendOnlyCopy } from '../core/append-only.js';
-import { prefixFollower, sharedPrefixLength, sharedPrefixTokens } from './prompt-cache.js';
+import { sharedPrefixLength, sharedPrefixTokens } from './prompt-cache.js';
 
 // ---------------------------------------------------------------------------------------------------
 // Named fixtures. Counted with chars/4: a message costs 3 of framing + ceil(chars / 4); a tool call
@@ -103,38 +102,6 @@ describe('prompt-cache', () => {
       expect(sharedPrefixLength(STEP_1, STEP_2)).toBe(4);
       expect(sharedPrefixLength(STEP_2, STEP_2_MASKED)).toBe(3);
       expect(sharedPrefixLength([], STEP_2)).toBe(0);
-    });
-  });
-
-  describe('prefixFollower', () => {
-    it('property: what each context shares with the last as it was sent, whether arrays grow, are copied, cut or changed in place', () => {
-      const pool = [SYSTEM, TASK, CALL, RESULT, NEXT_CALL, NEXT_RESULT, MASKED];
-      const step = fc.record({
-        edit: fc.constantFrom('grow', 'copy', 'cut', 'replace', 'in-place', 'new-session'),
-        add: fc.array(fc.nat(pool.length - 1), { maxLength: 3 }),
-        at: fc.nat(8),
-        with: fc.nat(pool.length - 1),
-      });
-      fc.assert(
-        fc.property(fc.array(step, { maxLength: 15 }), (steps) => {
-          const follow = prefixFollower();
-          let context: Message[] = appendOnlyCopy([]);
-          let plain = false; // a strategy's own array, which it may change in place
-          let previous: Message[] | undefined; // the last context as it was sent
-          for (const s of steps) {
-            if (s.edit === 'copy') [context, plain] = [[...context], true];
-            if (s.edit === 'cut') [context, plain] = [appendOnlyCopy(context.slice(0, s.at)), false];
-            if (s.edit === 'replace') [context, plain] = [context.map((m, i) => (i === s.at % context.length ? pool[s.with]! : m)), true];
-            if (s.edit === 'in-place' && plain && context.length > 0) context[s.at % context.length] = pool[s.with]!;
-            if (s.edit === 'new-session') [previous, context, plain] = [undefined, appendOnlyCopy([]), false];
-            if (s.edit === 'new-session') follow.reset();
-            context.push(...s.add.map((k) => pool[k]!));
-            expect(follow.next(context)).toBe(sharedPrefixLength(previous, context));
-            previous = [...context];
-          }
-        }),
-        { numRuns: 500 },
-      );
     });
   });
 });

@@ -12,34 +12,8 @@
  * priming (PER_CONTEXT_TOKENS) is not part of any prefix. Provider minimum cacheable sizes (OpenAI's
  * 1,024 tokens, Anthropic's explicit breakpoints) are not modelled: this is the cacheable upper bound.
  */
-import { unchangedPrefix } from '../core/append-only.js';
 import type { Message } from '../core/messages.js';
 import { PER_CONTEXT_TOKENS, type TokenCounter } from '../core/tokens.js';
-
-/**
- * The prefix each request of a session shares with the one before (sharedPrefixLength), compared with
- * the messages as they were sent, not with their array: a strategy may change its own array in place
- * after sending it. The same append-only array grown (core/append-only.ts: the replay's history) is
- * not compared at all. `reset`: a new session, nothing cached yet.
- */
-export function prefixFollower(): { next(context: readonly Message[]): number; reset(): void } {
-  const sent: Message[] = []; // the last request's messages, as sent: its first `size`
-  let size = 0;
-  let last: readonly Message[] | undefined;
-  return {
-    next(context) {
-      const known = Math.min(size, context.length);
-      let shared = last === undefined ? 0 : unchangedPrefix(context, last, size) === size ? known : 0;
-      if (last !== undefined) while (shared < known && context[shared] === sent[shared]) shared++;
-      for (let i = shared; i < context.length; i++) sent[i] = context[i]!;
-      [last, size] = [context, context.length];
-      return shared;
-    },
-    reset() {
-      [last, size] = [undefined, 0];
-    },
-  };
-}
 
 /** How many leading messages `previous` and `next` share (the same objects, in the same places). */
 export function sharedPrefixLength(previous: readonly Message[] | undefined, next: readonly Message[]): number {

@@ -9,7 +9,7 @@
  * Auxiliary calls (summaries, checkpoints) go through the same backend and the same checks; their
  * tokens are billed and counted as overhead (aux-llm.ts).
  */
-import { appendOnlyCopy } from '../core/append-only.js';
+import { appendOnlyCopy, prefixFollower } from '../core/append-only.js';
 import type { ChatResponse, Usage } from '../core/backend.js';
 import type { Message } from '../core/messages.js';
 import { createOffloadStore } from '../core/offload-store.js';
@@ -18,7 +18,7 @@ import type { LastRequest, StrategyRun } from '../core/strategy.js';
 import { suspectTruncation } from '../llm/truncation.js';
 import { answerSearch, indexStore, type AnswerSearch } from '../metrics/answer-index.js';
 import { judgeProbe } from '../metrics/probe-verdict.js';
-import { prefixFollower, prefixTokens } from '../metrics/prompt-cache.js';
+import { prefixTokens } from '../metrics/prompt-cache.js';
 import { followRun, referenceTargets, targetsPresent } from '../metrics/reference-recall.js';
 import { mentionsIndex, type Mentions } from '../metrics/context-text.js';
 import { ownedSearch, withEscaped, type OwnedSearch } from '../metrics/owned-search.js';
@@ -122,7 +122,8 @@ export async function replayScenario(options: ReplayOptions): Promise<RunResult>
   const probes: ProbeRecord[] = [];
   const reference = { present: 0, total: 0 };
   let prefixCachedTokens = 0;
-  const cachePrefix = prefixFollower(); // what each agent request of the session shares with the last
+  // What each agent request of the session shares with the last, as sent: the provider's cached prefix.
+  const cachePrefix = prefixFollower();
   let warnedNoUsage = false;
 
   let messages: readonly Message[] = first;
@@ -208,7 +209,9 @@ export async function replayScenario(options: ReplayOptions): Promise<RunResult>
       if (probesAt.has(turnIndex)) await judgeProbes(context, turnIndex);
       countReferences(context, turnIndex);
     }
-    prefixCachedTokens += prefixTokens(cachePrefix.next(context), context, counter, localTokens);
+    const cached = cachePrefix.shared(context);
+    cachePrefix.record(context, cached);
+    prefixCachedTokens += prefixTokens(cached, context, counter, localTokens);
     const request = { messages: context, purpose: 'agent', tools: scenario.tools, recorded: answer.assistant, window, maxOutputTokens: options.maxOutputTokens };
     const response = await backend.complete(request).catch((error: unknown) => {
       // Retries are the backend's job: what reaches here ends this run, not the matrix.

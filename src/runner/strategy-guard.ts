@@ -9,7 +9,7 @@
  * (worker-pool.ts) terminates a worker stuck past the timeout. Time a hook spends waiting on the
  * auxiliary LLM is the backend's (it has its own timeout), not the strategy's: the clock pauses then.
  */
-import { unchangedPrefix } from '../core/append-only.js';
+import { prefixFollower } from '../core/append-only.js';
 import type { Message } from '../core/messages.js';
 import type { AuxiliaryLlm, RequestPlan, ResponsePlan, StrategyRun } from '../core/strategy.js';
 import { RunEnded } from './run-log.js';
@@ -64,11 +64,9 @@ export function createStrategyGuard({ strategy, timeoutMs, clock, preempted }: G
   let waiting = 0; // auxiliary calls in flight
   let timer: ReturnType<typeof setTimeout> | undefined;
   let expire: (() => void) | undefined; // rejects the hook call in progress, when it is async
-  // The messages of the last list validated, as they were then (its first checkedLength): what the next
-  // list shares with them, the same objects in the same places, is not checked again.
-  const checked: unknown[] = [];
-  let checkedLength = 0;
-  let checkedList: readonly unknown[] | undefined; // that list
+  // The last message list validated: what the next one shares with it (the same objects in the same
+  // places, as they were then) is not checked again.
+  const checked = prefixFollower();
 
   const publish = (value: number): void => {
     if (clock) clock[0] = value;
@@ -118,18 +116,13 @@ export function createStrategyGuard({ strategy, timeoutMs, clock, preempted }: G
     if (!isObject(plan)) return 'returned no plan ({ messages })';
     if (!Array.isArray(plan.messages)) return 'returned no message list (plan.messages)';
     if (plan.events !== undefined && !Array.isArray(plan.events)) return 'returned events that are not a list';
-    const messages: readonly unknown[] = plan.messages;
-    // Compared with the copy, not the list: a strategy may change its own array in place after it was
-    // sent. The runner's history, the same append-only array grown, is not compared at all.
-    const known = Math.min(checkedLength, messages.length);
-    let from = unchangedPrefix(messages as readonly Message[], checkedList as readonly Message[] | undefined, checkedLength) === checkedLength ? known : 0;
-    while (from < known && messages[from] === checked[from]) from++;
+    const messages = plan.messages as readonly Message[];
+    const from = checked.shared(messages);
     for (let i = from; i < messages.length; i++) {
       const bad = messageProblem(messages[i]);
       if (bad !== undefined) return `returned a malformed message: messages[${i}] ${bad}`;
-      checked[i] = messages[i];
     }
-    [checkedList, checkedLength] = [messages, messages.length];
+    checked.record(messages, from);
     return undefined;
   };
 

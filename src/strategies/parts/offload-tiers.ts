@@ -24,7 +24,7 @@
  * `offloadStyle=deepagents` replaces tier 1 with deepagents' eviction (deepagents-eviction.ts) and
  * has no tier 2, as deepagents' FilesystemMiddleware has none.
  */
-import { unchangedPrefix } from '../../core/append-only.js';
+import { prefixFollower, type PrefixFollower } from '../../core/append-only.js';
 import { unseenFrom } from '../../core/cut-points.js';
 import { strategyOrigin, withContent, type AssistantMessage, type Message, type ToolCall, type ToolMessage } from '../../core/messages.js';
 import { confine, safeSegment, type OffloadStore } from '../../core/offload-store.js';
@@ -159,30 +159,18 @@ function offloaded({ input, settings }: Tiers, m: ToolMessage, limit: number): {
 }
 
 /**
- * What tier 1 left as it was at a run's last request: its messages then (the first `size` of `seen`,
- * as they were: a strategy may change its own array), and where the first result over the limit
- * that it kept stands (its preview was no shorter; that verdict depends on the step, in the path).
- * Whether a result is under the limit depends on the message alone, so the next request's messages
- * that are the same objects in the same places, before that one, are not looked at again: a request
- * costs what changed since, not every result of the context again.
+ * What tier 1 left at a run's last request (`left`), and where the first result over the limit that
+ * it kept stands (its preview was no shorter; that verdict depends on the step, in the path). Whether
+ * a result is under the limit depends on the message alone, so the next request's messages that are
+ * those same ones, before that kept one, are not looked at again: a request costs what changed since,
+ * not every result of the context again.
  */
 export interface TierMemory {
-  readonly seen: Message[];
-  size: number;
-  last: readonly Message[] | undefined;
+  readonly left: PrefixFollower;
   keptOver: number;
 }
 
-export const tierMemory = (): TierMemory => ({ seen: [], size: 0, last: undefined, keptOver: 0 });
-
-/** How many leading messages of `messages` tier 1 left as they were at the last request (none without a memory). */
-function checkedPrefix(memory: TierMemory | undefined, messages: readonly Message[]): number {
-  if (memory === undefined) return 0;
-  const known = Math.min(memory.size, memory.keptOver, messages.length);
-  let shared = unchangedPrefix(messages, memory.last, memory.size) === memory.size ? known : 0;
-  while (shared < known && messages[shared] === memory.seen[shared]) shared++;
-  return shared;
-}
+export const tierMemory = (): TierMemory => ({ left: prefixFollower(), keptOver: 0 });
 
 /** Tier 1: every tool result over largeResultTokens to the store, a preview in its place. */
 function offloadLargeResults(tiers: Tiers, messages: readonly Message[], memory?: TierMemory): { messages: readonly Message[]; events: StrategyEvent[] } {
@@ -192,7 +180,7 @@ function offloadLargeResults(tiers: Tiers, messages: readonly Message[], memory?
   const { counter, files } = input;
   let out: Message[] | undefined;
   const events: StrategyEvent[] = [];
-  const from = checkedPrefix(memory, messages);
+  const from = memory === undefined ? 0 : Math.min(memory.left.shared(messages), memory.keptOver);
   let keptOver = Number.POSITIVE_INFINITY;
   for (let i = from; i < messages.length; i++) {
     const m = messages[i]!;
@@ -213,8 +201,8 @@ function offloadLargeResults(tiers: Tiers, messages: readonly Message[], memory?
   }
   const result = out ?? messages;
   if (memory !== undefined) {
-    for (let i = from; i < result.length; i++) memory.seen[i] = result[i]!;
-    [memory.last, memory.size, memory.keptOver] = [result, result.length, keptOver];
+    memory.left.record(result, from);
+    memory.keptOver = keptOver;
   }
   return { messages: result, events };
 }
