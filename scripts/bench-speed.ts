@@ -57,7 +57,11 @@
  *    them as child processes (mock, both on 2 worker threads, DuckDB and the report included), fastest
  *    of 2 (1 with --quick); and once raw without -j (in the main thread, a matrix this small). Targets: time(all) / time(raw) <= 3; the peak RSS of -s all (the whole process, worker
  *    threads included, as the child reports it on exit) <= 3 x the scenario files' size + 250 MiB, and
- *    within 1.1x of -s raw's (flat in the number of strategies). Outside the budget (about 1.5 minutes).
+ *    within 1.1x of -s raw's (flat in the number of strategies). Information: what each strategy after
+ *    raw adds, as a share of the raw run ((all - raw) / (strategies - 1) / raw, the issue's own measure),
+ *    and, in full runs, the same two commands once on 100 scenarios: the ratio there, and peak RSS per
+ *    MiB of scenario files added from 20 to 100 (the slope, where the fixed memory cancels). Outside the
+ *    budget (about 1.5 minutes, 2.5 with the 100 scenarios).
  *
  * Timings: performance.now(), one throwaway warm-up pass, then 3 rounds (the linearity sizes as the
  * budget allows). A round times every task once, back to back. Each figure is the FASTEST of its
@@ -733,13 +737,21 @@ const TARGET_RSS_CONSTANT_MB = 250;
 /** "Flat in the number of strategies": peak RSS of -s all over that of -s raw. */
 const TARGET_RSS_FLAT = 1.1;
 const SCALE_SCENARIOS = QUICK ? 4 : 20;
+/** The larger matrix the slopes are measured to (full runs only): 5 times the scenarios. */
+const SLOPE_SCENARIOS = 100;
 const SCALE_STEPS = 400;
 interface ScaleRun {
   readonly ms: number;
   /** Peak resident set of the whole process (its worker threads included), bytes. */
   readonly rss: number;
 }
-let scale: { readonly raw: ScaleRun; readonly all: ScaleRun; readonly rawMain: ScaleRun; readonly contentBytes: number } | undefined;
+interface ScaleMatrix {
+  readonly raw: ScaleRun;
+  readonly all: ScaleRun;
+  /** The scenario files' size, bytes. */
+  readonly contentBytes: number;
+}
+let scale: (ScaleMatrix & { readonly rawMain: ScaleRun; readonly larger: ScaleMatrix | undefined }) | undefined;
 if (existsSync(builtCli)) {
   const dir = await mkdtemp(path.join(tmpdir(), 'ctxbench-bench-scale-'));
   try {
@@ -747,17 +759,20 @@ if (existsSync(builtCli)) {
       const child = spawnSync(process.execPath, [builtCli, ...args], { cwd: dir, env, encoding: 'utf8' });
       if (child.status !== 0) throw new Error(`bench-speed: bench ${args.join(' ')} exited ${child.status}: ${child.stderr.trim().split('\n').pop()}`);
     };
-    cli(['scenarios', 'gen', '--count', String(SCALE_SCENARIOS), '--steps', String(SCALE_STEPS), '-o', 'matrix/']);
-    const contentBytes = (await readdir(path.join(dir, 'matrix'))).reduce((sum, f) => sum + statSync(path.join(dir, 'matrix', f)).size, 0);
+    const generate = async (count: number, folder: string): Promise<number> => {
+      cli(['scenarios', 'gen', '--count', String(count), '--steps', String(SCALE_STEPS), '-o', `${folder}/`]);
+      return (await readdir(path.join(dir, folder))).reduce((sum, f) => sum + statSync(path.join(dir, folder, f)).size, 0);
+    };
+    const contentBytes = await generate(SCALE_SCENARIOS, 'matrix');
     // The child writes its own peak RSS as it exits: the whole process's, worker threads included.
     const hook = path.join(dir, 'peak-rss.mjs');
     await writeFile(hook, "import { writeFileSync } from 'node:fs';\nprocess.on('exit', () => writeFileSync(process.env.PEAK_RSS_FILE, String(process.resourceUsage().maxRSS * 1024)));\n");
     // Both on the same 2 worker threads, so the ratios compare strategies, not where they ran (without
     // -j, raw's matrix is small enough for the main thread: its own row).
-    const runOnce = async (strategies: string, k: number | 'main-thread', threads: readonly string[] = ['-j', '2']): Promise<ScaleRun> => {
+    const runOnce = async (strategies: string, k: number | string, threads: readonly string[] = ['-j', '2'], matrix = 'matrix'): Promise<ScaleRun> => {
       const rssFile = path.join(dir, `rss-${strategies}-${k}`);
       const t0 = performance.now();
-      cli(['run', '-s', strategies, ...threads, '--scenario', 'matrix', '--db', `${strategies}-${k}.duckdb`, '--report', `${strategies}-${k}.html`], {
+      cli(['run', '-s', strategies, ...threads, '--scenario', matrix, '--db', `${strategies}-${k}.duckdb`, '--report', `${strategies}-${k}.html`], {
         ...process.env,
         NODE_OPTIONS: `${process.env['NODE_OPTIONS'] ?? ''} --import ${pathToFileURL(hook).href}`.trim(),
         PEAK_RSS_FILE: rssFile,
@@ -773,7 +788,14 @@ if (existsSync(builtCli)) {
       all.push(await runOnce('all', r));
     }
     const rawMain = await runOnce('raw', 'main-thread', []);
-    scale = { raw: fastest(raw), all: fastest(all), rawMain, contentBytes };
+    // Once each: a slope between two sizes is information, and these runs take most of a minute.
+    let larger: ScaleMatrix | undefined;
+    if (!QUICK) {
+      const largerBytes = await generate(SLOPE_SCENARIOS, 'larger');
+      larger = { raw: await runOnce('raw', 'larger', ['-j', '2'], 'larger'), all: await runOnce('all', 'larger', ['-j', '2'], 'larger'), contentBytes: largerBytes };
+      progress(`matrix of ${SLOPE_SCENARIOS}: raw ${fmtMs(larger.raw.ms)} ${mib(larger.raw.rss)}, all ${fmtMs(larger.all.ms)} ${mib(larger.all.rss)}`);
+    }
+    scale = { raw: fastest(raw), all: fastest(all), rawMain, contentBytes, larger };
     progress(`matrix at scale: raw ${fmtMs(scale.raw.ms)} ${mib(scale.raw.rss)}, all ${fmtMs(scale.all.ms)} ${mib(scale.all.rss)}, raw without -j ${fmtMs(rawMain.ms)} ${mib(rawMain.rss)}`);
   } finally {
     await rm(dir, { recursive: true, force: true });
@@ -844,6 +866,9 @@ addRow(
   sweepTimes === undefined ? undefined : sweepTimes.ratio <= TARGET_SWEEP,
 );
 const scaleRows = `${SCALE_SCENARIOS} x ${SCALE_STEPS} steps`;
+const pct = (share: number): string => `${(100 * share).toFixed(1)}%`;
+/** What each strategy of -s all after the first costs, as a share of the -s raw run: (all - raw) / (strategies - 1) / raw. */
+const extraShare = ({ raw, all }: ScaleMatrix): number => (all.ms - raw.ms) / (allEntries.length - 1) / raw.ms;
 if (scale === undefined) {
   addRow(`10 ${scaleRows}: bench run -s all / -s raw`, 'skipped (no build: npm run build)', `<= ${TARGET_MARGINAL}x`, undefined);
 } else {
@@ -854,6 +879,22 @@ if (scale === undefined) {
   addRow(`10 ${scaleRows}: peak RSS of -s all`, mib(scale.all.rss), `<= ${TARGET_RSS_FACTOR} x ${mib(scale.contentBytes)} + ${TARGET_RSS_CONSTANT_MB} MiB = ${mib(rssLimit)}`, scale.all.rss <= rssLimit);
   addRow(`10 ${scaleRows}: peak RSS -s all / -s raw`, `${fmtX(flat)} (raw ${mib(scale.raw.rss)})`, `<= ${TARGET_RSS_FLAT}x (flat)`, flat <= TARGET_RSS_FLAT);
   addRow(`10 ${scaleRows}: bench run -s raw without -j (main thread)`, `${fmtMs(scale.rawMain.ms)}, ${mib(scale.rawMain.rss)}`, 'none (information)', undefined);
+  // The issue's own measure of a strategy's marginal cost: what one more strategy adds, as a share of a raw run.
+  addRow(`10 ${scaleRows}: each strategy after raw, share of -s raw`, pct(extraShare(scale)), 'none (information)', undefined);
+  const { larger } = scale;
+  if (larger !== undefined) {
+    const largerRows = `${SLOPE_SCENARIOS} x ${SCALE_STEPS} steps`;
+    addRow(`10 ${largerRows}: -s all / -s raw, each strategy after raw`, `${fmtX(larger.all.ms / larger.raw.ms)}, ${pct(extraShare(larger))} (${fmtMs(larger.all.ms)} / ${fmtMs(larger.raw.ms)})`, 'none (information)', undefined);
+    // Memory per MiB of scenario files added, between the two matrices: the constant (binaries, heaps' floor) cancels.
+    const smaller = scale;
+    const slope = (key: 'raw' | 'all'): string => ((larger[key].rss - smaller[key].rss) / (larger.contentBytes - smaller.contentBytes)).toFixed(2);
+    addRow(
+      `10 peak RSS per MiB of scenarios, ${SCALE_SCENARIOS} -> ${SLOPE_SCENARIOS}`,
+      `raw ${slope('raw')}, all ${slope('all')} (${mib(larger.raw.rss)} and ${mib(larger.all.rss)} at ${mib(larger.contentBytes)})`,
+      'none (information)',
+      undefined,
+    );
+  }
 }
 
 console.log('');
