@@ -13,6 +13,7 @@ import { packRun, transferablesOf } from '../core/packed-run.js';
 import type { LoadedScenario } from '../scenarios/load.js';
 import { getStrategy } from '../strategies/index.js';
 import { reloadStrategyFile } from './strategy-file.js';
+import { openParcel } from './scenario-parcel.js';
 import { countersFor, runJob, type JobEnv } from './run-job.js';
 import type { JobMessage, WorkerMessage, WorkerSetup } from './worker-protocol.js';
 
@@ -63,11 +64,11 @@ function deepFreeze(value: unknown): void {
 
 // One scenario held at a time: the main thread sends the next one when the worker moves on to it.
 let held: LoadedScenario | undefined;
-port.on('message', async ({ job, scenario, counts, preempted }: JobMessage) => {
-  if (scenario) {
-    deepFreeze(scenario.scenario.messages);
-    scenario.scenario.messages.forEach((message, i) => known.set(message, counts![i]!));
-    held = scenario;
+port.on('message', async ({ job, scenario: parcel, preempted }: JobMessage) => {
+  if (parcel) {
+    held = openParcel(parcel.bytes);
+    deepFreeze(held.scenario.messages);
+    held.scenario.messages.forEach((message, i) => known.set(message, parcel.counts[i]!));
   }
   try {
     const run = await runJob(job, held!, entries[job.entry]!, env, preempted);

@@ -15,7 +15,7 @@ import type { MatrixEntry } from './matrix-entry.js';
 import type { ReactiveReplay, RunResult } from '../core/run-records.js';
 import type { Params } from '../core/params.js';
 import { runOnWorkers } from './worker-pool.js';
-import { scenarioRelease } from './scenario-release.js';
+import { holdScenarios } from './scenario-release.js';
 import { packRun, unpackRun, type PackedRun } from '../core/packed-run.js';
 
 export interface MatrixOptions {
@@ -45,9 +45,9 @@ export interface MatrixOptions {
   /** Checked between runs: an aborted matrix stops after the runs in progress are saved. */
   readonly signal?: AbortSignal | undefined;
   /**
-   * On worker threads, clear each entry of `scenarios` once its scenario's last run has come back, so
-   * that this thread holds only the scenarios still to run (scenario-release.ts): for a caller that
-   * reads none of them afterwards. Default false.
+   * On worker threads, clear `scenarios` before the first run, this thread keeping each scenario
+   * serialized in a temporary file until its last run has come back (scenario-release.ts): for a
+   * caller that reads none of them afterwards. Default false.
    */
   readonly releaseScenarios?: boolean | undefined;
 }
@@ -98,32 +98,35 @@ export async function runMatrix(options: MatrixOptions): Promise<RunResult[]> {
   };
   if (options.execution.kind === 'workers') {
     const { entries } = options;
-    await runOnWorkers({
-      threads: options.execution.threads,
-      jobs,
-      scenarios: options.scenarios,
-      counter: options.counter,
-      setup: {
-        encoding: options.counter.encoding,
-        ranks: sharedRanks(options.counter.encoding),
-        mock: options.execution.mock,
-        batchId: options.batchId,
-        backendOptions: options.backendOptions,
-        priceModel: options.priceModel,
-        entries: entries.map(({ strategy, preset, params, variant, file }) => ({ strategy: strategy.name, preset, params, variant, file })),
-        strategyTimeout: options.strategyTimeout,
-        askProbes: options.askProbes,
-        replay: options.replay,
-        reportSteps: options.onStep !== undefined,
-      },
-      signal: options.signal,
-      onStep: options.onStep,
-      onRun: finished,
-      strategyOf: (job) => entries[job.entry]!.strategy.name,
-      describe: (job) => `${entries[job.entry]!.preset ?? entries[job.entry]!.strategy.name} x ${job.scenarioId}`,
-      // The caller gave the array up (releaseScenarios): its entries are cleared as their runs end.
-      onReturned: options.releaseScenarios ? scenarioRelease(options.scenarios as (LoadedScenario | undefined)[], jobs) : undefined,
-    });
+    // The caller gave the array up (releaseScenarios): its entries are parcelled and cleared now.
+    const scenarios = holdScenarios(options.scenarios as (LoadedScenario | undefined)[], jobs, options.counter.countMessage, { release: options.releaseScenarios ?? false });
+    try {
+      await runOnWorkers({
+        threads: options.execution.threads,
+        jobs,
+        scenarios,
+        setup: {
+          encoding: options.counter.encoding,
+          ranks: sharedRanks(options.counter.encoding),
+          mock: options.execution.mock,
+          batchId: options.batchId,
+          backendOptions: options.backendOptions,
+          priceModel: options.priceModel,
+          entries: entries.map(({ strategy, preset, params, variant, file }) => ({ strategy: strategy.name, preset, params, variant, file })),
+          strategyTimeout: options.strategyTimeout,
+          askProbes: options.askProbes,
+          replay: options.replay,
+          reportSteps: options.onStep !== undefined,
+        },
+        signal: options.signal,
+        onStep: options.onStep,
+        onRun: finished,
+        strategyOf: (job) => entries[job.entry]!.strategy.name,
+        describe: (job) => `${entries[job.entry]!.preset ?? entries[job.entry]!.strategy.name} x ${job.scenarioId}`,
+      });
+    } finally {
+      scenarios.close();
+    }
   } else {
     await runInThread(jobs, options, options.execution.backend, Math.max(1, options.execution.concurrency ?? 1), finished);
   }

@@ -2,8 +2,8 @@
  * Runs planned jobs on worker threads (the mock backend is CPU-bound: one thread per core). Each worker
  * builds its own counter, over the main thread's tokenizer rank table (shared memory, not a copy), and
  * its own mock (matrix-worker.ts); the main thread hands out jobs one at a time
- * (schedule.ts), sends each scenario to a worker once with its token counts (tokenized once, in the
- * main thread, which counted them for the calibration already), and alone saves results and drives the progress
+ * (schedule.ts), sends each scenario to a worker once as a parcel with its token counts (tokenized
+ * once, in the main thread, which counted them for the calibration already), and alone saves results and drives the progress
  * bar. A worker that crashes, or a replay that throws, ends the matrix with a one-line error after the
  * results already received are saved, never with a hang. A worker stuck in a strategy's hook past
  * --strategy-timeout (a synchronous loop its own timers cannot interrupt) is terminated by a watchdog
@@ -11,9 +11,8 @@
  */
 import { Worker } from 'node:worker_threads';
 import { CtxbenchError } from '../core/errors.js';
-import type { TokenCounter } from '../core/tokens.js';
-import type { LoadedScenario } from '../scenarios/load.js';
 import type { Job } from './job-plan.js';
+import type { HeldScenarios } from './scenario-release.js';
 import { createScheduler } from './schedule.js';
 import type { PackedRun } from '../core/packed-run.js';
 import type { JobMessage, WorkerMessage, WorkerSetup } from './worker-protocol.js';
@@ -25,17 +24,14 @@ const WATCHDOG_GRACE_MS = 1000;
 export interface WorkerPoolOptions {
   readonly threads: number;
   readonly jobs: readonly Job[];
-  readonly scenarios: readonly LoadedScenario[];
+  /** The matrix's scenarios as the main thread holds them (scenario-release.ts): each sent as a parcel. */
+  readonly scenarios: HeldScenarios;
   readonly setup: WorkerSetup;
-  /** The matrix's counter: each scenario is sent with its counts of the messages (JobMessage.counts). */
-  readonly counter: TokenCounter;
   /** Checked before each job is handed out: once aborted, the jobs in flight finish and no more start. */
   readonly signal?: AbortSignal | undefined;
   readonly onStep?: ((step: number, total: number, promptTokens: number) => void) | undefined;
   /** Called once per finished run, its records packed, one call at a time; a job counts as done when it returns. */
   readonly onRun: (job: Job, run: PackedRun) => Promise<void>;
-  /** Called once per job whose run has come back, before the run is saved (scenario-release.ts). */
-  readonly onReturned?: ((job: Job) => void) | undefined;
   /** How a job is named in an error ("masking x scenario-1"). */
   readonly describe: (job: Job) => string;
   /** The name of the strategy a job runs, for the watchdog's failure line. */
@@ -80,11 +76,6 @@ interface Slot {
 export function runOnWorkers(options: WorkerPoolOptions): Promise<void> {
   const { jobs, scenarios, signal } = options;
   const scheduler = createScheduler(jobs);
-  /** Only what a replay reads crosses the thread boundary (an imported file also carries its source data), and the counts. */
-  const sendable = ({ scenario, format }: LoadedScenario): Pick<JobMessage, 'scenario' | 'counts'> => ({
-    scenario: { scenario, format },
-    counts: Uint32Array.from(scenario.messages, options.counter.countMessage),
-  });
   return new Promise<void>((resolve, reject) => {
     const slots: Slot[] = [];
     let saving = Promise.resolve(); // onRun calls, chained so they never overlap
@@ -113,7 +104,7 @@ export function runOnWorkers(options: WorkerPoolOptions): Promise<void> {
       slot.job = job;
       let message: JobMessage;
       try {
-        message = slot.holds === job.scenario ? { job } : { job, ...sendable(scenarios[job.scenario]!) };
+        message = slot.holds === job.scenario ? { job } : { job, scenario: scenarios.parcel(job.scenario) };
       } catch (error) {
         return crashed(slot, firstLine(error instanceof Error ? error.message : String(error))); // a message the counter cannot read
       }
@@ -135,7 +126,7 @@ export function runOnWorkers(options: WorkerPoolOptions): Promise<void> {
       const job = slot.job!;
       // Saved one at a time, in the order they arrive; the worker goes on meanwhile.
       saving = saving.then(() => options.onRun(job, message.run)).catch(fail);
-      options.onReturned?.(job);
+      scenarios.returned(job);
       dispatch(slot);
     };
 
@@ -155,7 +146,7 @@ export function runOnWorkers(options: WorkerPoolOptions): Promise<void> {
       start(slot);
       void stuck.terminate();
       slot.holds = job.scenario;
-      slot.worker.postMessage({ job, ...sendable(scenarios[job.scenario]!), preempted: failed } satisfies JobMessage);
+      slot.worker.postMessage({ job, scenario: scenarios.parcel(job.scenario), preempted: failed } satisfies JobMessage);
     };
     const watchdog = setInterval(() => {
       for (const slot of slots) {

@@ -5,10 +5,10 @@
  */
 import type { Encoding } from '../core/tokens.js';
 import type { MockOptions } from '../llm/mock.js';
-import type { LoadedScenario } from '../scenarios/load.js';
 import type { Job } from './job-plan.js';
 import type { ReactiveReplay } from '../core/run-records.js';
 import type { PackedRun } from '../core/packed-run.js';
+import type { ScenarioParcel } from './scenario-parcel.js';
 import type { Params } from '../core/params.js';
 import type { StrategyFile } from './strategy-file.js';
 import type { HookClock } from './strategy-guard.js';
@@ -46,14 +46,13 @@ export interface WorkerSetup {
 }
 
 /**
- * A job to run; `scenario` comes along when the worker does not hold the job's scenario yet, with
- * `counts`: the main thread's token count of each of its messages, in order (countMessage of the
- * matrix's counter), so no worker tokenizes a scenario again.
+ * A job to run; `scenario` comes along when the worker does not hold the job's scenario yet: its
+ * parcel (scenario-parcel.ts), the scenario serialized and the main thread's token count of each of
+ * its messages, so no worker tokenizes a scenario again.
  */
 export interface JobMessage {
   readonly job: Job;
-  readonly scenario?: LoadedScenario | undefined;
-  readonly counts?: Uint32Array | undefined;
+  readonly scenario?: ScenarioParcel | undefined;
   /** The job failed on a worker the watchdog stopped: record its run as ended with this failure. */
   readonly preempted?: string | undefined;
 }
