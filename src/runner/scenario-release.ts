@@ -7,13 +7,14 @@
  * process's memory) and clears its entry; a worker's parcel is read back when it is sent. The heap the
  * scenarios held comes back at a full collection, which the main thread, allocating little, would not
  * run soon: one is asked for each time COLLECT_BYTES of parcels have been spilled, and once at the end.
+Where the temporary folder cannot take the file, the parcels stay in memory: more memory, same run.
  */
 import { scenarioInvalid } from '../core/errors.js';
 import type { Message } from '../core/messages.js';
 import type { LoadedScenario } from '../scenarios/load.js';
 import { collectGarbage } from './collect-garbage.js';
 import { parcelScenario, type ScenarioParcel } from './scenario-parcel.js';
-import { openSpillFile, type SpillBlock } from './spill-file.js';
+import { openSpillFile, type SpillBlock, type SpillFile } from './spill-file.js';
 
 /**
  * Bytes of parcels (about 10 scenarios of 400 generated steps) spilled per full collection: the heap
@@ -35,6 +36,8 @@ export interface HoldOptions {
   readonly release: boolean;
   readonly collect?: (() => void) | undefined;
   readonly every?: number | undefined;
+  /** Opens the spill file (default openSpillFile; a test gives one that fails). */
+  readonly open?: ((prefix: string) => SpillFile) | undefined;
 }
 
 /**
@@ -45,14 +48,17 @@ export function holdScenarios(
   scenarios: (LoadedScenario | undefined)[],
   jobs: readonly { readonly scenario: number }[],
   countMessage: (message: Message) => number,
-  { release, collect = collectGarbage, every = COLLECT_BYTES }: HoldOptions,
+  { release, collect = collectGarbage, every = COLLECT_BYTES, open = openSpillFile }: HoldOptions,
 ): HeldScenarios {
   if (!release) return { parcel: (index) => parcelScenario(scenarios[index]!, countMessage), returned: () => {}, close: () => {} };
   const left = new Map<number, number>();
   for (const job of jobs) left.set(job.scenario, (left.get(job.scenario) ?? 0) + 1);
-  const spill = openSpillFile('ctxbench-scenarios-');
+  // A temporary folder that cannot take the file (read-only, full) costs memory, never the run: the
+  // parcels from there on stay in memory.
+  const spill = spillOrNot(() => open('ctxbench-scenarios-'));
+  let writing = spill !== undefined; // until a write fails: the blocks written before it still read
   let spilled = 0; // bytes since the last collection
-  let held: ({ readonly block: SpillBlock; readonly counts: Uint32Array } | undefined)[];
+  let held: (Held | undefined)[];
   try {
     // A scenario with no job here (a resumed batch's kept runs) is let go without a parcel.
     held = scenarios.map((loaded, index) => {
@@ -64,25 +70,40 @@ export function holdScenarios(
         spilled = 0;
         collect();
       }
-      return { block: spill.write(bytes), counts };
+      const block = writing ? spillOrNot(() => spill!.write(bytes)) : undefined;
+      writing = block !== undefined;
+      return block ? { block, counts } : { bytes, counts };
     });
   } catch (error) {
-    spill.close();
+    spill?.close();
     throw error;
   }
   collect();
   return {
     parcel(index) {
-      const { block, counts } = held[index]!;
-      return { bytes: spill.read(block), counts };
+      const entry = held[index]!;
+      return 'bytes' in entry ? entry : { bytes: spill!.read(entry.block), counts: entry.counts };
     },
     returned(job) {
       const remaining = left.get(job.scenario)! - 1;
       left.set(job.scenario, remaining);
       if (remaining === 0) held[job.scenario] = undefined;
     },
-    close: () => spill.close(),
+    close: () => spill?.close(),
   };
+}
+
+/** A parcel as held: its bytes in the spill file, or in memory. */
+type Held = { readonly block: SpillBlock; readonly counts: Uint32Array } | ScenarioParcel;
+
+/** What `io` gives, or undefined when the file system refused it. */
+function spillOrNot<T>(io: () => T): T | undefined {
+  try {
+    return io();
+  } catch (error) {
+    if (typeof (error as NodeJS.ErrnoException).code === 'string') return undefined;
+    throw error;
+  }
 }
 
 /** A scenario's parcel; a message the counter cannot read fails the matrix before it starts, naming the file. */
