@@ -32,6 +32,51 @@ const label = ({ config }: RunResult): string => `${config.strategy}${config.var
 /** Whether progress shows steps (the bar on a TTY); else it is one line per run and steps need not be reported. */
 export const showsSteps = (stream: NodeJS.WriteStream = process.stderr): boolean => stream.isTTY === true;
 
+/** How long preparing the scenarios goes on unshown: a small matrix's is over before a bar would be read. */
+export const PREPARATION_SHOWN_AFTER_MS = 300;
+
+/** The work before the first run: reading the scenario files, then counting and digesting every scenario. */
+export interface Preparation {
+  read(done: number, total: number): void;
+  counted(done: number, total: number): void;
+  /** Over (the run is, or failed): nothing more is shown. */
+  stop(): void;
+}
+
+/**
+ * The preparation (seconds for a hundred long scenarios) as a bar per phase on a TTY, once it has
+ * taken PREPARATION_SHOWN_AFTER_MS, each cleared when its phase is done; nothing elsewhere, where each
+ * run's line follows.
+ */
+export function createPreparation(stream: NodeJS.WriteStream = process.stderr, now: () => number = () => performance.now()): Preparation {
+  if (!showsSteps(stream)) return { read: () => {}, counted: () => {}, stop: () => {} };
+  const started = now();
+  let bar: cliProgress.SingleBar | undefined;
+  let over = false;
+  const done = (): void => {
+    bar?.stop();
+    bar = undefined;
+  };
+  const phase =
+    (what: string) =>
+    (count: number, total: number): void => {
+      if (over || (bar === undefined && now() - started < PREPARATION_SHOWN_AFTER_MS)) return;
+      if (bar === undefined) {
+        bar = new cliProgress.SingleBar({ stream, format: `{bar} {value}/{total} ${what}`, hideCursor: true, clearOnComplete: true }, cliProgress.Presets.shades_classic);
+        bar.start(total, count);
+      } else bar.update(count);
+      if (count === total) done();
+    };
+  return {
+    read: phase('scenario files read'),
+    counted: phase('scenarios counted'),
+    stop: () => {
+      over = true;
+      done();
+    },
+  };
+}
+
 export function createProgress(runs: number, steps: number, stream: NodeJS.WriteStream = process.stderr): Progress {
   let finished = 0;
   if (!showsSteps(stream)) {

@@ -6,8 +6,8 @@ import { loadScenarioPaths, skippedNote, type ScenarioSet } from '../scenarios/l
 import { printable } from './printable.js';
 
 /** Every scenario the paths lead to, and the files skipped; `bench: skipped N file(s) of no known format: ...` when some were. */
-export async function loadScenariosAt(patterns: readonly string[]): Promise<ScenarioSet> {
-  const set = await loadScenarioPaths(patterns);
+export async function loadScenariosAt(patterns: readonly string[], onRead?: (done: number, total: number) => void): Promise<ScenarioSet> {
+  const set = await loadScenarioPaths(patterns, onRead);
   if (set.skipped.length > 0) process.stderr.write(`bench: ${printable(skippedNote(set.skipped))}\n`);
   return set;
 }

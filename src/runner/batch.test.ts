@@ -5,6 +5,7 @@ import type { BatchInfo, CalibrationRecord, RunResult, RunStatus } from '../core
 import { createTokenCounter } from '../core/tokens.js';
 import { createMockBackend } from '../llm/mock.js';
 import type { LoadedScenario } from '../scenarios/load.js';
+import type { Message } from '../core/messages.js';
 import { select } from '../strategies/index.js';
 import { scenarioOf, sweScenarioMessages } from '../../test/helpers/history.js';
 import { runBatch, type BatchOptions, type BatchStart, type BatchStore } from './batch.js';
@@ -62,6 +63,21 @@ function batchOptions(store: BatchStore, more: Partial<BatchOptions> = {}) {
 }
 
 describe('runBatch', () => {
+  it('counts and digests the scenarios one after another before anything else, telling each one done', async () => {
+    const order: string[] = [];
+    const known = new WeakMap<Message, number>(); // the counter's own cache
+    const fresh = await createTokenCounter('o200k_base', known);
+    const counted = (index: number): boolean => scenarios[index]!.scenario.messages.every((m) => known.has(m));
+    const { options } = batchOptions(fakeStore().store, {
+      counter: fresh,
+      onPrepared: (done, total) => order.push(`prepared ${done}/${total} ${counted(done - 1)}`),
+      onCalibration: () => order.push('calibration'),
+      onStart: () => order.push('start'),
+    });
+    await runBatch(options);
+    expect(order).toEqual(['prepared 1/2 true', 'prepared 2/2 true', 'calibration', 'start']);
+  });
+
   describe('a new batch', () => {
     it('runs the whole matrix, saves each run, the batch and its calibration, and returns the runs in matrix order', async () => {
       const db = fakeStore();

@@ -96,6 +96,15 @@ describe('loadScenarioPaths', () => {
       expect(skipped).toEqual([notes, summary]);
     });
 
+    it('tells each file read of those found, the skipped ones included, the last when all are', async () => {
+      await copyFile(BUNDLED, await put('a.json', ''));
+      await put('b.yaml', 'owner: someone\n');
+      await copyFile(MINI, await put('c.traj.json', ''));
+      const told: string[] = [];
+      await loadScenarioPaths([tmp], (done, total) => told.push(`${done}/${total}`));
+      expect(told).toEqual(['1/3', '2/3', '3/3']);
+    });
+
     it('fails in one line when no scenario is found, naming the files it skipped and the known formats', async () => {
       const files = await Promise.all(['a.json', 'b.json', 'c.json', 'd.json'].map((f) => put(`junk/${f}`, '{"hello": "world"}')));
       await expect(loadScenarioPaths([path.join(tmp, 'junk')])).rejects.toThrow(

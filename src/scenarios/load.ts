@@ -127,11 +127,12 @@ export interface ImportedSet {
  *   its own must be of a known format; any file that does not parse, or holds an invalid scenario,
  *   is an error).
  */
-export async function importFound(found: readonly FoundFile[]): Promise<ImportedSet> {
+export async function importFound(found: readonly FoundFile[], onRead?: (done: number, total: number) => void): Promise<ImportedSet> {
   const slots: (ImportedFile[] | CallRun)[] = [];
   const runs = new Map<string, CallRun>();
   const skipped: string[] = [];
-  for (const { file, named } of found) {
+  for (const [index, { file, named }] of found.entries()) {
+    if (index > 0) onRead?.(index, found.length);
     // Outside a folder's extensions a glob's match is not read: a README.md is no broken JSON file.
     if (!named && !isScenarioFileName(file)) {
       skipped.push(file);
@@ -156,6 +157,7 @@ export async function importFound(found: readonly FoundFile[]): Promise<Imported
     await run.joiner.add(raw, file);
     run.files.push(file);
   }
+  if (found.length > 0) onRead?.(found.length, found.length);
   const imported = slots.flatMap((slot) => {
     if (Array.isArray(slot)) return slot;
     const data = slot.joiner.scenario();
@@ -211,8 +213,8 @@ export interface ScenarioSet {
  * of no known format that folders and globs lead to; fails, naming what it skipped, when that leaves
  * no scenario at all.
  */
-export async function loadScenarioPaths(patterns: readonly string[]): Promise<ScenarioSet> {
-  const { imported, skipped } = await importFound(await findScenarioFiles(patterns));
+export async function loadScenarioPaths(patterns: readonly string[], onRead?: (done: number, total: number) => void): Promise<ScenarioSet> {
+  const { imported, skipped } = await importFound(await findScenarioFiles(patterns), onRead);
   if (imported.length === 0) throw noScenarioFound(patterns, skipped);
   return { scenarios: imported.map(({ scenario, format }) => ({ scenario, format })), skipped };
 }

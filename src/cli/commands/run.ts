@@ -30,7 +30,7 @@ import { ResultStore } from '../../store/result-store.js';
 import { parseChoice, parseEncoding, parseFraction, parseTokenCount, parseWhole } from '../options.js';
 import { gitRevision } from '../git-revision.js';
 import { BUNDLED_SCENARIOS, PACKAGE_ROOT, VERSION } from '../paths.js';
-import { createProgress, showsSteps, type Progress } from '../progress.js';
+import { createPreparation, createProgress, showsSteps, type Progress } from '../progress.js';
 import { loadScenariosAt } from '../scenario-paths.js';
 import { openBackend, type OpenedBackend } from '../backend.js';
 import { calibrationLine } from '../calibration-line.js';
@@ -168,7 +168,11 @@ export async function runEntries(options: RunOptions, entries: readonly MatrixEn
     throw new CtxbenchError('OPTION_INVALID', `--batch-id ${options.batchId}: expected letters, digits, and . _ : - only`);
   }
   const calibrationFile = await readCalibrationFile(options);
-  const { files, scenarios } = await loadMatrixScenarios(options.scenario ?? [BUNDLED_SCENARIOS]);
+  const preparing = createPreparation();
+  const { files, scenarios } = await loadMatrixScenarios(options.scenario ?? [BUNDLED_SCENARIOS], preparing.read).catch((error: unknown) => {
+    preparing.stop(); // the bar cleared before the error's line
+    throw error;
+  });
   const report = options.report === false ? undefined : reportOutput(options.report, options.db, files);
   const savedCalibration = options.saveCalibration === undefined ? undefined : calibrationOutput(options.saveCalibration, options);
   for (const target of [report, savedCalibration]) if (target !== undefined) await checkOutput(target.file, target.spec);
@@ -221,6 +225,7 @@ export async function runEntries(options: RunOptions, entries: readonly MatrixEn
         resume: options.resume,
         origin: { command: ['bench', ...context.argv].join(' '), version: VERSION, gitSha: gitRevision(PACKAGE_ROOT) },
         signal: AbortSignal.any([signal, opened.unusable]),
+        onPrepared: preparing.counted,
         onCalibration: (used) => {
           calibration = used;
           used.forEach((c) => info.write(`${calibrationLine(c, calibrationFile?.path)}\n`));
@@ -237,6 +242,7 @@ export async function runEntries(options: RunOptions, entries: readonly MatrixEn
       });
     });
   } finally {
+    preparing.stop();
     progress?.stop();
     await store.close();
   }
@@ -278,8 +284,8 @@ async function readCalibrationFile(options: RunOptions): Promise<CalibrationFile
  * Every scenario the --scenario paths name, loaded and validated (the call files of one recorded run
  * as one), and the files they came from.
  */
-async function loadMatrixScenarios(paths: readonly string[]): Promise<{ files: string[]; scenarios: LoadedScenario[] }> {
-  const { scenarios } = await loadScenariosAt(paths);
+async function loadMatrixScenarios(paths: readonly string[], onRead: (done: number, total: number) => void): Promise<{ files: string[]; scenarios: LoadedScenario[] }> {
+  const { scenarios } = await loadScenariosAt(paths, onRead);
   // Before the backend is reached and the results file created: a matrix that cannot run stops here.
   checkScenarioIds(scenarios);
   // A file holding several runs names each `<file>#<index>`.
