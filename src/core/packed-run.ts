@@ -98,9 +98,14 @@ export const transferablesOf = ({ records: r }: PackedRun): ArrayBuffer[] =>
 /** The run with its steps and events read from the columns on each access (see the module's doc). */
 export function unpackRun(packed: PackedRun): RunResult {
   const { records, ...rest } = packed;
+  return unpackRunFrom(rest, () => records);
+}
+
+/** unpackRun over records fetched at each read (from where they were put away: runner/run-spill.ts). */
+export function unpackRunFrom(rest: Omit<PackedRun, 'records'>, records: () => PackedRecords): RunResult {
   const run = { ...rest } as RunResult;
-  Object.defineProperty(run, 'steps', { get: () => unpackSteps(records), enumerable: true });
-  Object.defineProperty(run, 'events', { get: () => unpackEvents(records), enumerable: true });
+  Object.defineProperty(run, 'steps', { get: () => unpackSteps(records()), enumerable: true });
+  Object.defineProperty(run, 'events', { get: () => unpackEvents(records()), enumerable: true });
   return run;
 }
 

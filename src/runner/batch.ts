@@ -66,7 +66,7 @@ export interface BatchStart {
 }
 
 export interface BatchOptions
-  extends Pick<MatrixOptions, 'scenarios' | 'entries' | 'execution' | 'maxOutputTokens' | 'askProbes' | 'replay' | 'strategyTimeout' | 'counter' | 'priceModel' | 'onStep' | 'signal' | 'releaseScenarios'> {
+  extends Pick<MatrixOptions, 'scenarios' | 'entries' | 'execution' | 'maxOutputTokens' | 'askProbes' | 'replay' | 'strategyTimeout' | 'counter' | 'priceModel' | 'onStep' | 'signal' | 'releaseScenarios' | 'spillRuns'> {
   readonly store: BatchStore;
   /** The backend as the user named it ("mock", "ollama:chat:qwen2.5-coder:7b"): part of the matrix's fingerprint. */
   readonly model: string;
@@ -205,6 +205,7 @@ export async function runBatch(options: BatchOptions): Promise<BatchResult> {
       priceModel: options.priceModel,
       signal: options.signal,
       releaseScenarios: options.releaseScenarios,
+      spillRuns: options.spillRuns,
       onStep: options.onStep,
       onRun: async (run) => save(run),
     });

@@ -16,6 +16,7 @@ import type { ReactiveReplay, RunResult } from '../core/run-records.js';
 import type { Params } from '../core/params.js';
 import { runOnWorkers } from './worker-pool.js';
 import { holdScenarios } from './scenario-release.js';
+import { runSpill } from './run-spill.js';
 import { packRun, unpackRun, type PackedRun } from '../core/packed-run.js';
 
 export interface MatrixOptions {
@@ -50,6 +51,12 @@ export interface MatrixOptions {
    * caller that reads none of them afterwards. Default false.
    */
   readonly releaseScenarios?: boolean | undefined;
+  /**
+   * Keep each finished run's steps and events in a temporary file, read back at each read of them
+   * (run-spill.ts), rather than in memory: for a caller that reads them a few times at most (a report).
+   * Default false.
+   */
+  readonly spillRuns?: boolean | undefined;
 }
 
 /**
@@ -91,8 +98,9 @@ export async function runMatrix(options: MatrixOptions): Promise<RunResult[]> {
   const { jobs } = options;
   const results: (RunResult | undefined)[] = [];
   // What is kept of each run until the matrix ends is packed: its records as columns (packed-run.ts).
+  const keep = options.spillRuns ? runSpill() : unpackRun;
   const finished = async (job: Job, run: PackedRun): Promise<void> => {
-    const placed = unpackRun({ ...run, matrixIndex: job.index });
+    const placed = keep({ ...run, matrixIndex: job.index });
     await options.onRun(placed);
     results[job.index] = placed;
   };

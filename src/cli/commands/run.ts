@@ -205,6 +205,8 @@ export async function runEntries(options: RunOptions, entries: readonly MatrixEn
         // Nothing below reads a scenario (the report and the summary read the runs): on worker
         // threads, each is let go once its runs are in.
         releaseScenarios: true,
+        // The report, the summary and the JSON document read each run's steps a few times at most.
+        spillRuns: true,
         entries,
         store,
         execution,
