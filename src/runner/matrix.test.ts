@@ -57,6 +57,16 @@ describe('runMatrix', () => {
     expect(new Set(results.map((r) => r.config.scenarioDigest)).size).toBe(scenarios.length);
   });
 
+  it('with spillRuns, gives the same results, their steps and events read back from the file (in this thread and on workers)', async () => {
+    const counter = await createTokenCounter('o200k_base');
+    const kept = await runWith(counter, { kind: 'in-thread', backend: createMockBackend(counter) });
+    const spilled = await runWith(counter, { kind: 'in-thread', backend: createMockBackend(counter) }, { spillRuns: true });
+    const onWorkers = await runWith(counter, { kind: 'workers', threads: 2, mock: {} }, { spillRuns: true });
+    expect(spilled.results).toEqual(kept.results);
+    expect(onWorkers.results).toEqual(kept.results);
+    expect(kept.results.some((r) => r.events.length > 0)).toBe(true);
+  });
+
   describe('on worker threads', () => {
     it('gives the results of the in-thread replay, in matrix order, with 1 or 2 threads', async () => {
       const counter = await createTokenCounter('o200k_base');
