@@ -1,9 +1,10 @@
 /**
  * A batch: one matrix run into a results database, as `bench run`, `bench sweep` and library callers
- * run it. runBatch fits the token calibration, plans the jobs (this shard's, less what a resumed batch
- * already holds), picks or creates the batch, runs the rest saving each run as it finishes, and
- * returns the batch's runs in matrix order. It talks to the database through BatchStore and reports
- * what a user should see through callbacks; it prints nothing itself.
+ * run it. runBatch counts and digests the scenarios, fits the token calibration, plans the jobs
+ * (this shard's, less what a resumed batch already holds), picks or creates the batch, runs the rest
+ * saving each run as it finishes, and returns the batch's runs in matrix order. It talks to the
+ * database through BatchStore and reports what a user should see through callbacks; it prints nothing
+ * itself.
  */
 import { randomBytes } from 'node:crypto';
 import { CtxbenchError } from '../core/errors.js';
@@ -11,12 +12,12 @@ import type { Params } from '../core/params.js';
 import { runId, runLabel } from '../core/run-names.js';
 import { stableJson } from '../core/stable-json.js';
 import type { BatchInfo, CalibrationRecord, RunResult, RunStatus } from '../core/run-records.js';
+import type { TokenCounter } from '../core/tokens.js';
+import { scenarioDigest } from '../scenarios/digest.js';
+import type { LoadedScenario } from '../scenarios/load.js';
 import { calibrate, calibrationRecord, type CalibrationFile, type ModelCalibration } from './batch-calibration.js';
 import { matrixFingerprint, sharedBatchId } from './fingerprint.js';
 import { jobKey, planJobs, type Job } from './job-plan.js';
-import type { TokenCounter } from '../core/tokens.js';
-import type { LoadedScenario } from '../scenarios/load.js';
-import { scenarioDigest } from '../scenarios/digest.js';
 import { runMatrix, type MatrixOptions } from './matrix.js';
 import { planBatch, type BatchPlan } from './resume.js';
 import { jobsOfShard, type Shard } from './shard.js';

@@ -97,7 +97,8 @@ export function fitsInThread(entries: readonly MatrixEntry[], scenarios: readonl
 export async function runMatrix(options: MatrixOptions): Promise<RunResult[]> {
   const { jobs } = options;
   const results: (RunResult | undefined)[] = [];
-  // What is kept of each run until the matrix ends is packed: its records as columns (packed-run.ts).
+  // What is kept of each run until the matrix ends is packed: its records as columns (packed-run.ts),
+  // with spillRuns in a file.
   const keep = options.spillRuns ? runSpill() : unpackRun;
   const finished = async (job: Job, run: PackedRun): Promise<void> => {
     const placed = keep({ ...run, matrixIndex: job.index });
