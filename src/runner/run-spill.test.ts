@@ -7,7 +7,7 @@ import { select } from '../strategies/index.js';
 import { recordedReplay } from '../../test/helpers/replay.js';
 import { scenarioOf, sweScenarioMessages } from '../../test/helpers/history.js';
 import { runSpill } from './run-spill.js';
-import { openSpillFile, type SpillFile } from './spill-file.js';
+import { fullAfter, refusedOpen } from '../../test/helpers/spill.js';
 
 const counter = await createTokenCounter('o200k_base');
 const scenario = scenarioOf(sweScenarioMessages(24, 600, 200), 's1');
@@ -33,26 +33,15 @@ describe('runSpill', () => {
 
   it('keeps the records in memory when the folder cannot take the file, or from a failed write on', async () => {
     const runs = await replays('raw,masking');
-    const refused = Object.assign(new Error('EACCES: permission denied'), { code: 'EACCES' });
-    const none = runSpill(() => {
-      throw refused;
-    });
+    const none = runSpill(refusedOpen);
     runs.forEach((run) => expect(records(none(packRun(run)))).toEqual(records(run)));
 
-    const real = openSpillFile('ctxbench-runs-test-');
-    let writes = 0;
-    const full: SpillFile = {
-      ...real,
-      write: (bytes) => {
-        if (++writes > 1) throw Object.assign(new Error('ENOSPC: no space left on device'), { code: 'ENOSPC' });
-        return real.write(bytes);
-      },
-    };
-    const some = runSpill(() => full);
+    const full = fullAfter(1);
+    const some = runSpill(() => full.file);
     const kept = [...runs, ...runs].map((run) => some(packRun(run)));
-    expect(writes).toBe(2);
+    expect(full.writes()).toBe(2);
     kept.forEach((run, i) => expect(records(run)).toEqual(records(runs[i % runs.length]!)));
     expect(records(unpackRun(packRun(runs[0]!)))).toEqual(records(runs[0]!));
-    real.close();
+    full.file.close();
   });
 });

@@ -6,7 +6,7 @@ import type { LoadedScenario } from '../scenarios/load.js';
 import { scenarioOf, sweScenarioMessages } from '../../test/helpers/history.js';
 import { openParcel, parcelScenario } from './scenario-parcel.js';
 import { holdScenarios } from './scenario-release.js';
-import { openSpillFile, type SpillFile } from './spill-file.js';
+import { fullAfter, refusedOpen } from '../../test/helpers/spill.js';
 
 const loaded = (n: number): LoadedScenario => ({ scenario: scenarioOf(sweScenarioMessages(4, 300, 100), `s${n}`), format: 'ctxbench' });
 const length = (m: Message): number => m.content.length;
@@ -59,22 +59,13 @@ describe('holdScenarios', () => {
   it('keeps the parcels in memory where the temporary folder cannot take the file, from the first or from a failed write on', () => {
     const given = [0, 1, 2].map(loaded);
     const jobs = [0, 1, 2].map((scenario) => ({ scenario }));
-    const refused = Object.assign(new Error('EROFS: read-only file system'), { code: 'EROFS' });
-    const none = holdScenarios([...given], jobs, length, { release: true, collect: () => {}, open: () => { throw refused; } });
+    const none = holdScenarios([...given], jobs, length, { release: true, collect: () => {}, open: refusedOpen });
     given.forEach((scenario, index) => expect(openParcel(none.parcel(index).bytes)).toEqual(scenario));
     none.close();
 
-    const real = openSpillFile('ctxbench-scenarios-test-');
-    let writes = 0;
-    const full: SpillFile = {
-      ...real,
-      write: (bytes) => {
-        if (++writes > 1) throw Object.assign(new Error('ENOSPC: no space left on device'), { code: 'ENOSPC' });
-        return real.write(bytes);
-      },
-    };
-    const some = holdScenarios([...given], jobs, length, { release: true, collect: () => {}, open: () => full });
-    expect(writes).toBe(2); // the first written, the second refused, the third not tried
+    const full = fullAfter(1);
+    const some = holdScenarios([...given], jobs, length, { release: true, collect: () => {}, open: () => full.file });
+    expect(full.writes()).toBe(2); // the first written, the second refused, the third not tried
     given.forEach((scenario, index) => expect(openParcel(some.parcel(index).bytes)).toEqual(scenario));
     some.close();
   });
