@@ -77,11 +77,19 @@ function appendValue(appender: DuckDBAppender, type: ColumnType, value: Value | 
   }
 }
 
-/** Rows of a query over `def`'s table, with BIGINTs as numbers (JSON and arithmetic choke on bigint). */
+/**
+ * Rows of a query over `def`'s table, with BIGINTs as numbers (JSON and arithmetic choke on bigint).
+ * Made from the columns: row objects from DuckDB, copied to convert their values, cost two objects
+ * and a walk of each one's keys per row (a report of 1,500 runs reads 560,000 step rows).
+ */
 export function readRows<T extends TableDef>(reader: DuckDBResultReader): Row<T>[] {
-  return reader.getRowObjectsJS().map((raw) => {
+  const names = reader.columnNames();
+  const columns = reader.getColumnsJS().map((values) => (values.some((v) => typeof v === 'bigint') ? values.map((v) => (typeof v === 'bigint' ? Number(v) : v)) : values));
+  const rows: Row<T>[] = new Array(reader.currentRowCount);
+  for (let i = 0; i < rows.length; i++) {
     const row: Record<string, unknown> = {};
-    for (const [key, value] of Object.entries(raw)) row[key] = typeof value === 'bigint' ? Number(value) : value;
-    return row as Row<T>;
-  });
+    for (let c = 0; c < names.length; c++) row[names[c]!] = columns[c]![i];
+    rows[i] = row as Row<T>;
+  }
+  return rows;
 }
