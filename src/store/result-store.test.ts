@@ -9,7 +9,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { CtxbenchError } from '../core/errors.js';
 import type { BatchInfo, RunResult } from '../core/run-records.js';
 import { acquireInstance, releaseInstance } from './instances.js';
-import { ResultStore } from './result-store.js';
+import { LOAD_RUNS, ResultStore } from './result-store.js';
 import { SCHEMA_VERSION } from './schema.js';
 
 let dir: string;
@@ -222,6 +222,23 @@ describe('ResultStore round trip', () => {
     const runs = [2, 0, 1].map((i) => makeRun(`r${i}`, 'b1', { matrixIndex: i, startedAt: new Date(Date.UTC(2025, 2, 1, 10, 0, 10 - i)) }));
     for (const run of runs) await store.saveRun(run);
     expect((await store.loadRuns()).map((r) => [r.runId, r.matrixIndex])).toEqual([['r0', 0], ['r1', 1], ['r2', 2]]);
+  });
+
+  it(`reads more runs than it reads at a time (${LOAD_RUNS}) each with its own steps, events and probes, in matrix order`, async () => {
+    const store = await openStore(dbFile());
+    await store.saveBatch(batch('b1'));
+    const base = makeRun('r', 'b1');
+    const count = 2 * LOAD_RUNS + 5;
+    const runs = Array.from({ length: count }, (_, i) =>
+      makeRun(`r${String(count - i).padStart(3, '0')}`, 'b1', {
+        matrixIndex: i,
+        steps: base.steps.map((s) => ({ ...s, promptTokens: s.promptTokens + i })),
+        events: base.events.slice(0, 1 + (i % base.events.length)),
+        probes: base.probes.slice(0, i % 3),
+      }),
+    );
+    await Promise.all([...runs].reverse().map((run) => store.saveRun(run))); // written together
+    expect(await store.loadRuns()).toEqual(runs);
   });
 
   it('orders steps by step and keeps the recorded order of events within a step', async () => {

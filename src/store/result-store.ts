@@ -9,12 +9,13 @@ import { LIST, VARCHAR, listValue, type DuckDBConnection, type DuckDBValue } fro
 import { CtxbenchError } from '../core/errors.js';
 import { createFolders } from '../core/folders.js';
 import { removeStaleTemps } from '../core/temp-files.js';
+import { packRun, unpackRun } from '../core/packed-run.js';
 import type { BatchInfo, CalibrationRecord, RunResult, RunStatus } from '../core/run-records.js';
 import { openError, shortReason } from './errors.js';
 import { acquireInstance, releaseInstance } from './instances.js';
 import { batchFromRow, batchRow, calibrationFromRow, calibrationRow, eventRows, probeRows, runFromRows, runRow, stepRows } from './records.js';
 import { checkLayout } from './layout.js';
-import { BATCHES, CALIBRATION, EVENTS, PROBES, RUNS, STEPS, schemaSql } from './schema.js';
+import { BATCHES, CALIBRATION, EVENTS, PROBES, RUNS, STEPS, schemaSql, type TableDef } from './schema.js';
 import { appendRows, readRows } from './table-io.js';
 
 export interface RunFilter {
@@ -206,20 +207,19 @@ export class ResultStore {
       const runs = readRows<typeof RUNS>(
         await query(`SELECT * FROM ${RUNS.name} WHERE run_id IN (${selected}) ORDER BY (SELECT created_at FROM ${BATCHES.name} b WHERE b.batch_id = ${RUNS.name}.batch_id), batch_id, matrix_index NULLS LAST, started_at, run_id`),
       );
-      const steps = groupByRun(
-        readRows<typeof STEPS>(
-          await query(`SELECT * FROM ${STEPS.name} WHERE run_id IN (${selected}) ORDER BY run_id, step, seq`),
-        ),
-      );
-      const events = groupByRun(
-        readRows<typeof EVENTS>(
-          await query(`SELECT * FROM ${EVENTS.name} WHERE run_id IN (${selected}) ORDER BY run_id, step, seq`),
-        ),
-      );
-      const probes = groupByRun(
-        readRows<typeof PROBES>(await query(`SELECT * FROM ${PROBES.name} WHERE run_id IN (${selected}) ORDER BY run_id, step, probe_id`)),
-      );
-      return runs.map((row) => runFromRows(row, steps.get(row.run_id) ?? [], events.get(row.run_id) ?? [], probes.get(row.run_id) ?? []));
+      // A few runs' rows at a time, each run packed as it is made: the rows of every run at once (and
+      // their records) held over 1 GB for the 1,500 runs of 100 x 400 x 15.
+      const loaded: RunResult[] = [];
+      for (let from = 0; from < runs.length; from += LOAD_RUNS) {
+        const part = runs.slice(from, from + LOAD_RUNS);
+        const read = async (table: TableDef, order: string) =>
+          this.connection.runAndReadAll(`SELECT * FROM ${table.name} WHERE list_contains($ids, run_id) ORDER BY run_id, ${order}`, { ids: listValue(part.map((row) => row.run_id)) }, { ids: LIST(VARCHAR) });
+        const steps = groupByRun(readRows<typeof STEPS>(await read(STEPS, 'step, seq')));
+        const events = groupByRun(readRows<typeof EVENTS>(await read(EVENTS, 'step, seq')));
+        const probes = groupByRun(readRows<typeof PROBES>(await read(PROBES, 'step, probe_id')));
+        for (const row of part) loaded.push(unpackRun(packRun(runFromRows(row, steps.get(row.run_id) ?? [], events.get(row.run_id) ?? [], probes.get(row.run_id) ?? []))));
+      }
+      return loaded;
     });
   }
 
@@ -338,6 +338,9 @@ export class ResultStore {
     }
   }
 }
+
+/** Runs whose rows loadRuns reads at a time. */
+export const LOAD_RUNS = 64;
 
 function groupByRun<R extends { run_id: string }>(rows: readonly R[]): Map<string, R[]> {
   const groups = new Map<string, R[]>();
