@@ -24,7 +24,13 @@ export interface SpillFile {
 export function openSpillFile(prefix: string): SpillFile {
   const dir = mkdtempSync(path.join(tmpdir(), prefix));
   const file = path.join(dir, 'spill');
-  const fd = openSync(file, 'w+', 0o600);
+  let fd: number;
+  try {
+    fd = openSync(file, 'w+', 0o600);
+  } catch (error) {
+    rmSync(dir, { recursive: true, force: true });
+    throw error;
+  }
   let removed = false;
   const remove = (): void => {
     if (removed) return;
