@@ -127,7 +127,7 @@ describe('renderReport', () => {
     expect(summary).toMatch(/<th colspan="2" scope="colgroup" class="group">Runs<\/th><th colspan="4" scope="colgroup" class="group">What the task kept<\/th>/);
     // A * marks the best value of its column.
     expect(summaryRows(html)).toEqual([
-      ['raw', '1/2', '1', '3/4 v3 s0 r0', '100.0%', '100.0%', '100.0%', '38,800', '66.2%', '0', '10', '$0.07', '49.2%', '81.9%', '0', '2'],
+      ['raw', '1/2', '1', '3/4 v3 s0 r0', '100.0% 10 of 13 steps', '100.0%', '100.0%', '38,800', '66.2%', '0', '10', '$0.07', '49.2%', '81.9%', '0', '2'],
       ['masking', '2/2*', '0', '3/4 v3 s0 r0', '88.9%*', '90.0%*', '87.5%', '41,600*', '56.3%*', '0*', '13*', '$0.08', '40.0%', '62.5%', '1', '3'],
       ['codex (summarization)', '2/2*', '0', '4/4 v2 s1 r1*', '83.3%', '80.0%', '87.5%', '49,800', '45.8%', '10,850', '15', '-', '37.6%*', '62.5%', '0', '2'],
     ]);
@@ -138,9 +138,10 @@ describe('renderReport', () => {
   it('marks the best only among strategies that completed every run, and only where they differ', () => {
     const rows = summaryRows(html);
     const column = (i: number): string[] => rows.map((row) => row[i]!);
-    // raw stopped early: fewer tokens (38,800) and full recall, yet not the best of either.
+    // raw stopped early: fewer tokens (38,800) and full recall (over the steps it reached, which its
+    // cell says), yet not the best of either.
     expect(column(7)).toEqual(['38,800', '41,600*', '49,800']);
-    expect(column(4)).toEqual(['100.0%', '88.9%*', '83.3%']);
+    expect(column(4)).toEqual(['100.0% 10 of 13 steps', '88.9%*', '83.3%']);
     // Completion is compared over every strategy.
     expect(column(1)).toEqual(['1/2', '2/2*', '2/2*']);
     // Alike (87.5%, 62.5%) or a single priced candidate ($0.08 vs unknown): nothing to pick.

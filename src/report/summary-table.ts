@@ -81,7 +81,20 @@ export function probeCell({ passed, total, verbatim: v, summary: s, recoverable:
   };
 }
 
-export const recallCell = ({ present, total }: RecallTotal): CellValue => pctCell(present, total);
+/**
+ * References still in the context / references used, over the steps the runs reached; `reached` says
+ * how many of the recorded steps that was when runs ended early (an overflowed raw keeps 100% of what
+ * it saw before it stopped), as the Metrics section defines it.
+ */
+export function recallCell({ present, total }: RecallTotal, reached?: { readonly steps: number; readonly totalSteps: number }): CellValue {
+  const cell = pctCell(present, total);
+  if (reached === undefined || cell.value === null || reached.steps >= reached.totalSteps) return cell;
+  return {
+    ...cell,
+    detail: `${fmtInt(reached.steps)} of ${fmtInt(reached.totalSteps)} steps`,
+    title: `over the ${fmtInt(reached.steps)} of ${fmtInt(reached.totalSteps)} recorded steps the runs reached: the steps after a run ended are not counted`,
+  };
+}
 
 /** The cached share of input; "n/a" when no run knows its cache hits. */
 function cachedCell(a: RunsAggregate): CellValue {
@@ -148,7 +161,7 @@ function summaryColumns(runs: readonly RunResult[]): SummaryColumn[] {
       label: 'Ref recall',
       title: 'references the recorded agent used that were still in the context when it used them',
       better: 'max',
-      cell: (a) => recallCell(a.referenceRecall),
+      cell: (a) => recallCell(a.referenceRecall, a),
     },
     {
       group: 'What the task kept',
