@@ -7,14 +7,14 @@
  * process's memory) and clears its entry; a worker's parcel is read back when it is sent. The heap the
  * scenarios held comes back at a full collection, which the main thread, allocating little, would not
  * run soon: one is asked for each time COLLECT_BYTES of parcels have been spilled, and once at the end.
-Where the temporary folder cannot take the file, the parcels stay in memory: more memory, same run.
+ * Where the temporary folder cannot take the file, the parcels stay in memory: more memory, same run.
  */
 import { scenarioInvalid } from '../core/errors.js';
 import type { Message } from '../core/messages.js';
 import type { LoadedScenario } from '../scenarios/load.js';
 import { collectGarbage } from './collect-garbage.js';
 import { parcelScenario, type ScenarioParcel } from './scenario-parcel.js';
-import { openSpillFile, type SpillBlock, type SpillFile } from './spill-file.js';
+import { openSpillFile, spillStore, type SpillFile } from './spill-file.js';
 
 /**
  * Bytes of parcels (about 10 scenarios of 400 generated steps) spilled per full collection: the heap
@@ -53,12 +53,10 @@ export function holdScenarios(
   if (!release) return { parcel: (index) => parcelScenario(scenarios[index]!, countMessage), returned: () => {}, close: () => {} };
   const left = new Map<number, number>();
   for (const job of jobs) left.set(job.scenario, (left.get(job.scenario) ?? 0) + 1);
-  // A temporary folder that cannot take the file (read-only, full) costs memory, never the run: the
-  // parcels from there on stay in memory.
-  const spill = spillOrNot(() => open('ctxbench-scenarios-'));
-  let writing = spill !== undefined; // until a write fails: the blocks written before it still read
+  // Where the temporary folder cannot take the file, the parcels stay in memory (spillStore).
+  const store = spillStore('ctxbench-scenarios-', open);
   let spilled = 0; // bytes since the last collection
-  let held: (Held | undefined)[];
+  let held: ({ readonly bytes: () => Uint8Array; readonly counts: Uint32Array } | undefined)[];
   try {
     // A scenario with no job here (a resumed batch's kept runs) is let go without a parcel.
     held = scenarios.map((loaded, index) => {
@@ -70,40 +68,25 @@ export function holdScenarios(
         spilled = 0;
         collect();
       }
-      const block = writing ? spillOrNot(() => spill!.write(bytes)) : undefined;
-      writing = block !== undefined;
-      return block ? { block, counts } : { bytes, counts };
+      return { bytes: store.put(bytes), counts };
     });
   } catch (error) {
-    spill?.close();
+    store.close();
     throw error;
   }
   collect();
   return {
     parcel(index) {
-      const entry = held[index]!;
-      return 'bytes' in entry ? entry : { bytes: spill!.read(entry.block), counts: entry.counts };
+      const { bytes, counts } = held[index]!;
+      return { bytes: bytes(), counts };
     },
     returned(job) {
       const remaining = left.get(job.scenario)! - 1;
       left.set(job.scenario, remaining);
       if (remaining === 0) held[job.scenario] = undefined;
     },
-    close: () => spill?.close(),
+    close: () => store.close(),
   };
-}
-
-/** A parcel as held: its bytes in the spill file, or in memory. */
-type Held = { readonly block: SpillBlock; readonly counts: Uint32Array } | ScenarioParcel;
-
-/** What `io` gives, or undefined when the file system refused it. */
-function spillOrNot<T>(io: () => T): T | undefined {
-  try {
-    return io();
-  } catch (error) {
-    if (typeof (error as NodeJS.ErrnoException).code === 'string') return undefined;
-    throw error;
-  }
 }
 
 /** A scenario's parcel; a message the counter cannot read fails the matrix before it starts, naming the file. */
