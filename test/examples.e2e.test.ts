@@ -244,6 +244,15 @@ describe.concurrent('bench --help: every example runs', () => {
   }
 });
 
+describe('bench --help: every option line', () => {
+  it('prints a default only when it says something (a repeatable option starts from no list, not "[]")', () => {
+    const lines = helpByCommand.flatMap(({ command }) => helpText(command).split('\n').map((line) => `bench ${commandPath(command)}: ${line}`));
+    expect(lines.filter((line) => line.includes('(default: [])'))).toEqual([]);
+    // The repeatable options are still there, with their text.
+    expect(lines.some((line) => line.startsWith('bench run:   --preset <names>'))).toBe(true);
+  });
+});
+
 /** The RUN_ELSEWHERE row of a shell or output block, if another test runs it. */
 function runElsewhere(example: Example): (typeof RUN_ELSEWHERE)[number] | undefined {
   if (example.kind !== 'shell' && example.kind !== 'output') return undefined;

@@ -3,7 +3,7 @@
  * they are imported lazily so `bench --help` stays fast.
  */
 import path from 'node:path';
-import { Command, Option } from 'commander';
+import { Command, Help, Option } from 'commander';
 import { DEFAULT_ENCODING } from '../core/tokens.js';
 import { DEFAULT_REREAD_CAPS } from '../core/run-records.js';
 import { IN_THREAD_MESSAGES } from '../runner/matrix.js';
@@ -24,6 +24,15 @@ import { CONFIG_FILES, DEFAULT_DB, DEFAULT_REPORT, TOLERANCE_FILES, VERSION } fr
 /** What a `--json` flag says it prints (the README's "JSON output" lists each document's fields). */
 const jsonHelp = (what: string): string => `print one JSON document on stdout instead of the text: ${what} (its fields: README "JSON output")`;
 
+/**
+ * An option's help line as commander writes it, less the empty list a repeatable option starts from:
+ * "(default: [])" says nothing (the subcommands inherit this).
+ */
+function describeOption(this: Help, option: Option): string {
+  const emptyList = Array.isArray(option.defaultValue) && option.defaultValue.length === 0;
+  return Help.prototype.optionDescription.call(this, emptyList ? Object.assign(Object.create(option) as Option, { defaultValue: undefined }) : option);
+}
+
 /** What `bench run` runs without --strategy or --preset. */
 const DEFAULT_STRATEGIES = 'raw,masking';
 
@@ -36,6 +45,7 @@ export function buildProgram(entry: ProgramEntry): Command {
     .description('ctxbench: replay long agent tasks through context-management strategies and compare tokens and success.')
     .version(VERSION)
     .showHelpAfterError('(run with --help for usage)')
+    .configureHelp({ optionDescription: describeOption })
     .addHelpText('after', `\n${exitCodesHelp()}`)
     .exitOverride();
 
