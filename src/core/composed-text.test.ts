@@ -74,7 +74,7 @@ describe('composed messages', () => {
     expect({ ...m }).toEqual(plain);
     expect(JSON.parse(JSON.stringify(m))).toEqual(JSON.parse(JSON.stringify(plain)));
     expect(structuredClone(m)).toEqual(plain);
-    expect(m.content).toBe(m.content); // joined once, the same string after
+    expect(m.content).toBe('USER: one');
   });
 
   for (const encoding of ['o200k_base', 'cl100k_base', 'chars4'] as Encoding[]) {

@@ -1,4 +1,4 @@
-import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
+import { mkdirSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { tempFolderPerTest } from '../../test/helpers/temp-folder.js';
@@ -11,7 +11,7 @@ describe('createFolders', () => {
     await createFolders(join(folder(), 'a', 'b', 'c'), '-o x');
     await createFolders(join(folder(), 'a', 'b'), '-o x');
     await createFolders(folder(), '-o x');
-    mkdirSync(join(folder(), 'a', 'b', 'c', 'd'));
+    expect(statSync(join(folder(), 'a', 'b', 'c')).isDirectory()).toBe(true);
   });
 
   it('names the file in the way (ENOTDIR), whether it is the folder itself or an ancestor', async () => {

@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { linkSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { linkSync, mkdirSync, readdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { tempFolderPerTest } from '../../test/helpers/temp-folder.js';
@@ -72,6 +72,8 @@ describe('writeOutput', () => {
 
   it.runIf(process.platform === 'linux')('writes into a device in place (/dev/null), never renaming over it', async () => {
     await writeOutput('/dev/null', 'NOTE', { label: '--markdown-out /dev/null', kind: NOTE });
+    // Written through, not replaced by a file renamed over it (which root could do).
+    expect(statSync('/dev/null').isCharacterDevice()).toBe(true);
   });
 
   it('names the flag when the folder cannot be created', async () => {
