@@ -24,16 +24,13 @@ import { checkPairing, createPairingGuard, describeViolations, type Violation } 
 import type { EventRecord } from '../core/run-records.js';
 import { AuxiliaryCallError, type AuxiliaryLlm, type AuxiliaryRequest, type LastRequest, type StrategyEvent, type StrategyRun } from '../core/strategy.js';
 import { createOffloadStore, type OffloadStore } from '../core/offload-store.js';
-import { countRequest, createTokenCounter, DEFAULT_ENCODING, ENCODINGS, PER_MESSAGE_TOKENS, withTools, type Encoding, type TokenCounter } from '../core/tokens.js';
+import { countRequest, createTokenCounter, DEFAULT_ENCODING, ENCODINGS, MAX_TOKEN_COUNT, PER_MESSAGE_TOKENS, withTools, type Encoding, type TokenCounter } from '../core/tokens.js';
 import type { ToolDefinition } from '../core/tools.js';
 import type { Usage } from '../core/backend.js';
 import type { Params } from '../core/params.js';
 import { checkUsage, type RawUsage } from '../llm/usage.js';
 import { sameMessage } from './history.js';
 import { chooseStrategy, type ChosenStrategy, type StrategyOptions } from './strategy-choice.js';
-
-/** The largest window a request can have (what `--window` accepts). */
-const MAX_WINDOW = 2_147_483_647;
 
 /** What every adapter takes: the strategy, its parameters, the model's window and the tokenizer. */
 export interface CompactionSettings<P extends Params = Params> extends StrategyOptions<P> {
@@ -94,8 +91,8 @@ export class CompactionStopped extends CtxbenchError {
 
 /** The window, checked: a whole number of tokens. */
 function checkedWindow(window: unknown): number {
-  if (typeof window === 'number' && Number.isInteger(window) && window >= 1 && window <= MAX_WINDOW) return window;
-  throw new CtxbenchError('OPTION_INVALID', `window: expected a whole number of tokens from 1 to ${MAX_WINDOW.toLocaleString('en-US')} (got ${JSON.stringify(window)})`);
+  if (typeof window === 'number' && Number.isInteger(window) && window >= 1 && window <= MAX_TOKEN_COUNT) return window;
+  throw new CtxbenchError('OPTION_INVALID', `window: expected a whole number of tokens from 1 to ${MAX_TOKEN_COUNT.toLocaleString('en-US')} (got ${JSON.stringify(window)})`);
 }
 
 function checkedEncoding(encoding: unknown): Encoding {

@@ -2,13 +2,10 @@
  * Parsers for flag values: each throws a one-line error naming the flag.
  */
 import { CtxbenchError } from '../core/errors.js';
-import { ENCODINGS, type Encoding } from '../core/tokens.js';
+import { ENCODINGS, MAX_TOKEN_COUNT, type Encoding } from '../core/tokens.js';
 
 const invalid = (flag: string, value: string, expected: string): CtxbenchError =>
   new CtxbenchError('OPTION_INVALID', `${flag} ${value}: expected ${expected}`);
-
-/** The most tokens a count may name: what the results database stores a window or a request's tokens in (INTEGER). */
-export const MAX_TOKEN_COUNT = 2 ** 31 - 1;
 
 /** A token count: "32768", "32k" (x1024) or "1m" (x1024^2), from `min` (256 for a window) to MAX_TOKEN_COUNT. */
 export function parseTokenCount(flag: string, value: string, min = 256): number {

@@ -18,6 +18,9 @@ export type Encoding = (typeof ENCODINGS)[number];
 /** The tokenizer counts use unless told otherwise (`--encoding`). */
 export const DEFAULT_ENCODING: Encoding = 'o200k_base';
 
+/** The most tokens a window or a count may name: the results database stores them as INTEGER. */
+export const MAX_TOKEN_COUNT = 2 ** 31 - 1;
+
 /**
  * Chat-format overhead, as OpenAI documents it for its chat models: every message costs 3 tokens of
  * framing, every reply is primed with 3 more; a tool call adds its name, arguments and 3 of framing.

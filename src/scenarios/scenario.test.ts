@@ -67,6 +67,15 @@ describe('parseScenario', () => {
     });
   });
 
+  describe('the model', () => {
+    it('takes a context window up to what the results database stores, and names the field past it', () => {
+      expect(parseScenario(base({ model: { name: 'gpt-4o', contextWindow: 2 ** 31 - 1 } }), 's.json').model.contextWindow).toBe(2 ** 31 - 1);
+      expect(() => parseScenario(base({ model: { name: 'gpt-4o', contextWindow: 2 ** 31 } }), 's.json')).toThrow(
+        /^s\.json: model\.contextWindow: at most 2147483647 tokens \(what the results database stores\)$/,
+      );
+    });
+  });
+
   describe('pairing of the recorded history', () => {
     it('rejects a history with an orphan tool result, naming the violation', () => {
       const messages = [...base().messages];

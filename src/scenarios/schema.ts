@@ -4,6 +4,7 @@
  */
 import { z } from 'zod';
 import type { FileKind } from '../core/output-file.js';
+import { MAX_TOKEN_COUNT } from '../core/tokens.js';
 
 const usage = z
   .object({
@@ -88,7 +89,7 @@ export const scenarioFileSchema = z
     model: z
       .object({
         name: z.string().min(1),
-        contextWindow: z.number().int().positive().optional(),
+        contextWindow: z.number().int().positive().max(MAX_TOKEN_COUNT, `at most ${MAX_TOKEN_COUNT} tokens (what the results database stores)`).optional(),
       })
       .strict(),
     /** The recorded task's real result, carried for slicing (e.g. resolved / unresolved). */

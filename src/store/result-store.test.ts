@@ -260,6 +260,10 @@ describe('ResultStore round trip', () => {
     await store.saveRun(makeRun('r3', 'b2'));
 
     expect(await store.latestBatchId()).toBe('b2');
+    // A later batch that saved no run (it failed before its first) is not the readers' latest.
+    await store.saveBatch(batch('b3', new Date('2025-03-03T10:00:00Z')));
+    expect(await store.latestBatchId()).toBe('b2');
+    expect(await store.batchNamed(undefined)).toBe('b2');
     const ids = async (filter?: Parameters<ResultStore['loadRuns']>[0]) =>
       (await store.loadRuns(filter)).map((r) => r.runId);
     expect(await ids()).toEqual(['r1', 'r2', 'r3']); // batch by batch (oldest first), then in start order (no matrix position here)

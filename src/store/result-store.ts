@@ -236,10 +236,12 @@ export class ResultStore {
     });
   }
 
-  /** The most recently created batch, if any; with `fingerprint`, the latest that ran that matrix. */
+  /** The most recently created batch that holds runs, if any; with `fingerprint`, the latest that ran that matrix (runs or not: --resume goes on with it). */
   async latestBatchId(fingerprint?: string): Promise<string | undefined> {
     return this.serially('cannot read batches', async () => {
-      const where = fingerprint === undefined ? '' : 'WHERE matrix_fingerprint = $fingerprint';
+      // A reader's latest is the latest with runs: a run that saved none (it failed before its first)
+      // leaves its batch row, which would hide every earlier batch.
+      const where = fingerprint === undefined ? `WHERE batch_id IN (SELECT batch_id FROM ${RUNS.name})` : 'WHERE matrix_fingerprint = $fingerprint';
       const rows = (
         await this.connection.runAndReadAll(
           // rowid breaks ties between batches created within the same microsecond.
