@@ -29,6 +29,13 @@ export const GEN_COUNT = { min: 1, max: 1000, default: 1 } as const;
 /** `bench verify --runs`: generated cases per property by default, so the built-ins pass in a few seconds each. */
 export const VERIFY_RUNS = 50;
 
+/**
+ * `bench verify --strategy-timeout`'s default, in seconds: its cases are small and its helper LLM is
+ * the mock, so a hook that takes this long is stuck (bench run's 60 s would keep a failing property
+ * waiting a minute).
+ */
+export const VERIFY_STRATEGY_TIMEOUT_SECONDS = 10;
+
 /** `--count K`: a whole number in GEN_COUNT's range; GEN_COUNT.default when absent. */
 export function parseGenCount(value: string | undefined): number {
   if (value === undefined) return GEN_COUNT.default;

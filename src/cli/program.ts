@@ -18,7 +18,7 @@ import { DEFAULT_MODELS } from '../server/models.js';
 import { FAULT_KINDS } from '../server/types.js';
 import { EXIT_CODES, exitCodesHelp } from './exit-codes.js';
 import type { MatrixCommandContext } from './matrix-command.js';
-import { collect, GEN_COUNT, VERIFY_RUNS } from './options.js';
+import { collect, GEN_COUNT, VERIFY_RUNS, VERIFY_STRATEGY_TIMEOUT_SECONDS } from './options.js';
 import { CONFIG_FILES, DEFAULT_DB, DEFAULT_REPORT, TOLERANCE_FILES, VERSION } from './paths.js';
 
 /** What a `--json` flag says it prints (the README's "JSON output" lists each document's fields). */
@@ -140,6 +140,7 @@ export function buildProgram(entry: ProgramEntry): Command {
     .option('--runs <n>', 'generated cases per property', String(VERIFY_RUNS))
     .option('--seed <n>', 'seed of the generated cases (default: a new one, printed, to reproduce a failure)')
     .option('-p, --param <name=value>', 'strategy parameter, as bench run takes it; repeatable', collect, [])
+    .option('--strategy-timeout <seconds>', "seconds a strategy's hook call may take: a case that waits longer breaks its property (the run ends with status error), and is not shrunk", String(VERIFY_STRATEGY_TIMEOUT_SECONDS))
     .addOption(new Option('--encoding <name>', 'tokenizer for local counts').default(DEFAULT_ENCODING))
     .addHelpText(
       'after',

@@ -38,6 +38,9 @@ export function overdueHook(clock: HookClock, timeoutMs: number, now = Date.now(
 export const timeoutFailure = (strategy: string, hook: Hook, step: number, timeoutMs: number): string =>
   hookFailure(strategy, hook, step, `no answer within ${timeoutMs / 1000} s (--strategy-timeout)`);
 
+/** Whether a run's failure is timeoutFailure's. */
+export const isTimeoutFailure = (failure: string): boolean => failure.endsWith('(--strategy-timeout)');
+
 /** "strategy mine, beforeRequest at step 3: threw: boom": the one line a failed hook ends its run with. */
 const hookFailure = (strategy: string, hook: Hook, step: number, problem: string): string => `strategy ${strategy}, ${hook} at step ${step}: ${problem}`;
 

@@ -51,6 +51,8 @@ export interface Observation {
   readonly edits: readonly InPlaceEdit[];
   /** What a hook threw, other than a refused write to a frozen message (an edit). */
   readonly thrown?: { readonly step: number; readonly hook: string; readonly message: string } | undefined;
+  /** A hook wrote to a frozen message: the run's error, if it ended in one, is that edit (in-place's to judge). */
+  readonly wroteFrozen: boolean;
 }
 
 /** What a strict-mode write to a frozen object throws (V8's wording): the runner freezes every message. */
@@ -96,14 +98,22 @@ function changeOf(before: Message, after: Message): string {
   return `${fields.join(', ')} differ${fields.length === 1 ? 's' : ''}`;
 }
 
+/** A plan's messages as far as they are a list of objects (a malformed plan is the runner's to refuse), else none. */
+const listOf = (plan: { readonly messages?: readonly Message[] } | null | undefined): readonly Message[] => {
+  const messages: unknown = plan?.messages;
+  return Array.isArray(messages) && messages.every((m) => typeof m === 'object' && m !== null) ? (messages as Message[]) : [];
+};
+
 /** Replays `c` through `strategy` on the mock and records what the strategy asked, sent and changed. */
-export async function observe(strategy: StrategyDefinition, c: VerifyCase, counter: TokenCounter): Promise<Observation> {
+/** Replays `c` through `strategy` and records what it asked, sent and edited; a hook call past `strategyTimeout` seconds ends the run. */
+export async function observe(strategy: StrategyDefinition, c: VerifyCase, counter: TokenCounter, strategyTimeout?: number): Promise<Observation> {
   const asked: Asked[] = [];
   const received: ChatRequest[] = [];
   const edits: InPlaceEdit[] = [];
   let thrown: Observation['thrown'];
   const watch = new MessageWatch();
   const refusedWrites = new WeakSet<object>(); // errors that are edits, not a strategy's failure
+  let wroteFrozen = false;
 
   /** Runs one hook with its input list and every message seen so far watched; a frozen write is an edit. */
   const watched = async <T>(hook: InPlaceEdit['hook'], step: number, given: readonly Message[], call: () => T | Promise<T>, sent: (out: T) => readonly Message[]): Promise<T> => {
@@ -119,6 +129,7 @@ export async function observe(strategy: StrategyDefinition, c: VerifyCase, count
       if (error instanceof TypeError && FROZEN_WRITE.test(message)) {
         edit(`it wrote to a frozen message (${message})`);
         refusedWrites.add(error);
+        wroteFrozen = true;
       } else thrown ??= { step, hook, message };
       throw error;
     }
@@ -140,13 +151,15 @@ export async function observe(strategy: StrategyDefinition, c: VerifyCase, count
       return {
         beforeRequest: (input) =>
           watched('beforeRequest', input.step, input.messages, () => run.beforeRequest({ ...input, llm: spy(input.llm, input.step) }), (plan) => {
-            if (plan.stop === undefined) asked.push({ purpose: 'agent', step: input.step, messages: [...plan.messages] });
-            return plan.messages;
+            // What is no plan (null, no message list) the runner refuses: the run ends in an error, judged as such.
+            const messages = listOf(plan);
+            if (plan?.stop === undefined && messages.length > 0) asked.push({ purpose: 'agent', step: input.step, messages: [...messages] });
+            return messages;
           }),
         ...(run.afterResponse
           ? {
               afterResponse: (input) =>
-                watched('afterResponse', input.step, input.messages, () => run.afterResponse!({ ...input, llm: spy(input.llm, input.step) }), (plan) => plan?.messages ?? []),
+                watched('afterResponse', input.step, input.messages, () => run.afterResponse!({ ...input, llm: spy(input.llm, input.step) }), listOf),
             }
           : {}),
       };
@@ -158,11 +171,11 @@ export async function observe(strategy: StrategyDefinition, c: VerifyCase, count
   const backend = { name: 'mock', complete: (request: ChatRequest) => (received.push({ ...request, messages: [...request.messages] }), mock.complete(request)) };
   const replay = c.reactive ? { mode: 'reactive' as const, caps: DEFAULT_REREAD_CAPS } : undefined;
   try {
-    const run = await replayScenario({ scenario: c.scenario, sourceFormat: 'ctxbench', strategy: spied, params: c.params, backend, counter, model: 'gpt-4o', window: c.window, batchId: 'verify', replay });
-    return { run, asked, received, edits, thrown };
+    const run = await replayScenario({ scenario: c.scenario, sourceFormat: 'ctxbench', strategy: spied, params: c.params, backend, counter, model: 'gpt-4o', window: c.window, batchId: 'verify', replay, strategyTimeout });
+    return { run, asked, received, edits, thrown, wroteFrozen };
   } catch (error) {
     // A hook threw (recorded above), or the runner stopped on what it was handed.
     if (!(error instanceof Object && refusedWrites.has(error))) thrown ??= { step: -1, hook: 'runner', message: error instanceof Error ? error.message : String(error) };
-    return { asked, received, edits, thrown };
+    return { asked, received, edits, thrown, wroteFrozen };
   }
 }

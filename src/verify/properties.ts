@@ -8,6 +8,7 @@ import type { Message } from '../core/messages.js';
 import { checkOrder, checkPairing, describeViolations } from '../core/pairing.js';
 import type { StrategyDefinition } from '../core/strategy.js';
 import { countRequest, type TokenCounter } from '../core/tokens.js';
+import { isTimeoutFailure } from '../runner/strategy-guard.js';
 import { observe, type Observation, type VerifyCase } from './observe.js';
 
 /** What a case broke. */
@@ -19,6 +20,8 @@ export interface Broken {
   readonly purpose?: string | undefined;
   /** The messages of that request. */
   readonly messages?: readonly Message[] | undefined;
+  /** A hook that did not answer in time: each smaller case tried would wait as long, so it is not shrunk. */
+  readonly timedOut?: boolean | undefined;
 }
 
 export interface Property {
@@ -31,9 +34,16 @@ export interface Property {
   judge(c: VerifyCase, seen: readonly Observation[], counter: TokenCounter): Broken | undefined;
 }
 
-/** A replay the strategy ended by throwing: the case cannot keep any rule. */
-function threw({ thrown }: Observation): Broken | undefined {
-  if (thrown === undefined) return undefined;
+/**
+ * A replay the strategy ended by throwing, or that the runner ended with status error (create threw, a
+ * hook returned no plan or a malformed one, or did not answer in time): the case cannot keep any rule.
+ */
+function threw({ thrown, run, wroteFrozen }: Observation): Broken | undefined {
+  if (thrown === undefined) {
+    if (run?.summary.status !== 'error' || wroteFrozen) return undefined;
+    const failure = run.summary.failure ?? 'no reason given';
+    return { rule: `the run ended in an error: ${failure}`, step: run.summary.failedStep, timedOut: isTimeoutFailure(failure) };
+  }
   const where = thrown.step >= 0 ? ` at step ${thrown.step} (${thrown.hook})` : '';
   return { rule: `the strategy threw${where}: ${thrown.message}`, ...(thrown.step >= 0 ? { step: thrown.step } : {}) };
 }
@@ -50,12 +60,15 @@ export const pairing: Property = {
   title: 'every request sent, helper requests included, is well-paired and in history order',
   replays: 1,
   judge({ scenario }, [seen]) {
+    // First: a replay that ended in an error may have asked for what is no message list at all.
+    const broken = threw(seen!);
+    if (broken) return broken;
     for (const { purpose, step, messages } of seen!.asked) {
       const violations = checkPairing(messages, { request: true });
       const order = checkOrder(scenario.messages, messages.filter((m) => !m.id.startsWith('reread-')));
       if (violations.length > 0 || order !== undefined) return { rule: violations.length > 0 ? describeViolations(violations) : `order: ${order}`, step, purpose, messages };
     }
-    return threw(seen!);
+    return undefined;
   },
 };
 
@@ -153,9 +166,9 @@ function firstDifference(x: Observation['asked'][number], y: Observation['asked'
 /** Every property, in the order `bench verify` checks and prints them. */
 export const PROPERTIES: readonly Property[] = [pairing, inPlace, fits, deterministic];
 
-/** Replays `c` as often as `property` needs and judges it. */
-export async function checkCase(property: Property, strategy: StrategyDefinition, c: VerifyCase, counter: TokenCounter): Promise<Broken | undefined> {
+/** Replays `c` as often as `property` needs and judges it; `strategyTimeout` in seconds (observe). */
+export async function checkCase(property: Property, strategy: StrategyDefinition, c: VerifyCase, counter: TokenCounter, strategyTimeout?: number): Promise<Broken | undefined> {
   const seen: Observation[] = [];
-  for (let i = 0; i < property.replays; i++) seen.push(await observe(strategy, c, counter));
+  for (let i = 0; i < property.replays; i++) seen.push(await observe(strategy, c, counter, strategyTimeout));
   return property.judge(c, seen, counter);
 }

@@ -22,7 +22,7 @@ beforeAll(async () => {
 });
 
 const verify = (strategy: StrategyDefinition, params: Params = defaultParams(strategy.params), runs = 10): Promise<PropertyOutcome[]> =>
-  verifyStrategy({ strategy, params, counter, runs, seed: 42 });
+  verifyStrategy({ strategy, params, counter, runs, seed: 42, strategyTimeout: 10 });
 const broken = (outcomes: readonly PropertyOutcome[]): string[] => outcomes.filter((o) => o.failure).map((o) => o.property.name);
 
 describe('every built-in keeps every property', () => {
@@ -100,4 +100,25 @@ describe('a broken outside strategy fails the property it breaks', () => {
     expect(broken(outcomes)).toEqual(['deterministic']);
     expect(outcomes[3]!.failure!.broken.rule).toMatch(/^not deterministic: request \d+ \(agent, step \d+\) differs between the replays: message \[\d+\] \(m\d+\) is ".*", then ".*"$/);
   });
+});
+
+describe('a strategy the runner refuses breaks every property (its runs end in an error)', () => {
+  const refused = (name: string, create: () => ReturnType<StrategyDefinition['create']>): StrategyDefinition => defineStrategy({ name, summary: name, create });
+  const rules = (outcomes: readonly PropertyOutcome[]): (string | undefined)[] => outcomes.map((o) => o.failure?.broken.rule);
+
+  it('a hook that returns no plan, or no message list, or a create that throws: the runner\'s line, for each property', async () => {
+    const noPlan = await verify(refused('no-plan', () => ({ beforeRequest: () => null as never })), undefined, 3);
+    expect(rules(noPlan)).toEqual(Array(4).fill('the run ended in an error: strategy no-plan, beforeRequest at step 0: returned no plan ({ messages })'));
+    const noList = await verify(refused('no-list', () => ({ beforeRequest: () => ({ messages: 'nope' }) as never })), undefined, 3);
+    expect(rules(noList)).toEqual(Array(4).fill('the run ended in an error: strategy no-list, beforeRequest at step 0: returned no message list (plan.messages)'));
+    const throws = await verify(refused('throws-create', () => { throw new Error('no state'); }), undefined, 3);
+    expect(rules(throws)).toEqual(Array(4).fill('the run ended in an error: strategy throws-create, create at step 0: threw: no state'));
+  });
+
+  it('a hook that never answers breaks each property once its timeout passes, and is not shrunk (each smaller case would wait as long)', async () => {
+    const never = refused('never', () => ({ beforeRequest: () => new Promise<never>(() => undefined) }));
+    const outcomes = await verifyStrategy({ strategy: never, params: {}, counter, runs: 3, seed: 42, strategyTimeout: 1 });
+    expect(rules(outcomes)).toEqual(Array(4).fill('the run ended in an error: strategy never, beforeRequest at step 0: no answer within 1 s (--strategy-timeout)'));
+    expect(outcomes.map((o) => o.failure?.shrinks)).toEqual([0, 0, 0, 0]);
+  }, 30_000);
 });

@@ -24,6 +24,8 @@ export interface VerifyOptions {
   /** Cases per property. */
   readonly runs: number;
   readonly seed: number;
+  /** Seconds a hook call may take before its replay ends with status error. */
+  readonly strategyTimeout: number;
   /** Default: every property. */
   readonly properties?: readonly Property[];
   /** Called before each property is checked. */
@@ -55,7 +57,7 @@ export const SHRINK_BUDGET = 1_500;
 
 /** Checks each property in turn with the same seed; every one runs, whatever the others found. */
 export async function verifyStrategy(options: VerifyOptions): Promise<PropertyOutcome[]> {
-  const { strategy, params, counter, runs, seed } = options;
+  const { strategy, params, counter, runs, seed, strategyTimeout } = options;
   const properties = options.properties ?? PROPERTIES;
   const cases = verifyCases(fc.constant(params), triggerOf(params));
   const outcomes: PropertyOutcome[] = [];
@@ -64,9 +66,9 @@ export async function verifyStrategy(options: VerifyOptions): Promise<PropertyOu
     let replaysSinceFailure: number | undefined;
     const run = fc.asyncProperty(cases, async (c) => {
       if (replaysSinceFailure !== undefined && ++replaysSinceFailure > SHRINK_BUDGET) return;
-      const broken = await checkCase(property, strategy, c, counter);
+      const broken = await checkCase(property, strategy, c, counter, strategyTimeout);
       if (!broken) return;
-      replaysSinceFailure ??= 0;
+      replaysSinceFailure ??= broken.timedOut ? SHRINK_BUDGET : 0;
       throw new BrokenRule(broken);
     });
     const details = await fc.check(run, { numRuns: runs, seed });

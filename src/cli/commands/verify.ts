@@ -13,7 +13,7 @@ import { PRESETS } from '../../strategies/presets.js';
 import { PRESET_NAMES, select, STRATEGIES, STRATEGY_NAMES, type Selection } from '../../strategies/index.js';
 import { verifyStrategy, type PropertyOutcome } from '../../verify/verify.js';
 import { EXIT_CODES, ExitWith } from '../exit-codes.js';
-import { parseEncoding, parseWhole } from '../options.js';
+import { parseEncoding, parseWhole, VERIFY_STRATEGY_TIMEOUT_SECONDS } from '../options.js';
 import { printable } from '../printable.js';
 import { paramOwner } from './run.js';
 
@@ -22,6 +22,7 @@ export interface VerifyCommandOptions {
   readonly seed?: string | undefined;
   readonly param: readonly string[];
   readonly encoding: string;
+  readonly strategyTimeout: string;
 }
 
 const MAX_SEED = 2 ** 31 - 1;
@@ -40,6 +41,7 @@ export async function verifyCommand(given: string, options: VerifyCommandOptions
   const runs = parseWhole('--runs', options.runs, { min: 1, max: 100_000 });
   // A seed of the moment unless given: printed, so a failure can be run again.
   const seed = options.seed === undefined ? Math.floor(Math.random() * MAX_SEED) : parseWhole('--seed', options.seed, { min: 0, max: MAX_SEED });
+  const strategyTimeout = parseWhole('--strategy-timeout', options.strategyTimeout, { min: 1, max: 86_400 });
   const counter = await createTokenCounter(parseEncoding(options.encoding));
   const selection = await selectionOf(given);
   const params = resolveParams([paramOwner(selection)], options.param.map(parseAssignment)).get(selection.name)!;
@@ -52,9 +54,10 @@ export async function verifyCommand(given: string, options: VerifyCommandOptions
     counter,
     runs,
     seed,
+    strategyTimeout,
     onProperty: (property, index, total) => process.stderr.write(`[${index + 1}/${total}] ${property.name}\n`),
   });
-  const reproduce = ['bench verify', given, `--seed ${seed}`, `--runs ${runs}`, ...options.param.map((p) => `--param ${p}`)].join(' ');
+  const reproduce = ['bench verify', given, `--seed ${seed}`, `--runs ${runs}`, ...options.param.map((p) => `--param ${p}`), ...(strategyTimeout === VERIFY_STRATEGY_TIMEOUT_SECONDS ? [] : [`--strategy-timeout ${strategyTimeout}`])].join(' ');
   process.stdout.write(outcomes.map((o) => outcomeText(o, reproduce)).join(''));
   const failed = outcomes.filter((o) => o.failure).length;
   process.stdout.write(failed === 0 ? `all ${outcomes.length} properties hold\n` : `${failed} of ${outcomes.length} properties broken\n`);
