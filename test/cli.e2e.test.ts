@@ -304,6 +304,12 @@ describe('bad input: one line naming the problem, non-zero exit, nothing half-wr
     expectOneLineError(bench(['run', '--mock-recall', '2']), /--mock-recall 2: expected a fraction in \[0, 1\]/);
   });
 
+  it('a --price-model with no list price (every cost would be blank), before any run', () => {
+    const r = bench(['run', '--price-model', 'nosuch']);
+    expectOneLineError(r, /^bench: --price-model "nosuch": expected a model with a list price: gpt-4o, .*, local$/m);
+    expect(existsSync(path.join(r.cwd, 'reports'))).toBe(false);
+  });
+
   it('a missing scenario file', () => {
     expectOneLineError(bench(['run', '--scenario', 'nowhere.json']), /--scenario nowhere\.json: no such file or directory/);
   });

@@ -2,7 +2,9 @@
  * Parsers for flag values: each throws a one-line error naming the flag.
  */
 import { CtxbenchError } from '../core/errors.js';
+import { LOCAL_PRICE_MODEL, MODELS } from '../core/models.js';
 import { ENCODINGS, MAX_TOKEN_COUNT, type Encoding } from '../core/tokens.js';
+import { priceFor } from '../metrics/cost.js';
 
 const invalid = (flag: string, value: string, expected: string): CtxbenchError =>
   new CtxbenchError('OPTION_INVALID', `${flag} ${value}: expected ${expected}`);
@@ -62,4 +64,14 @@ export function parseChoice<T extends string>(flag: string, value: string, choic
 /** Commander collector for repeatable flags. */
 export function collect(value: string, previous: string[] = []): string[] {
   return [...previous, value];
+}
+
+/**
+ * `--price-model NAME`: a model the registry prices (its routing prefixes and dated snapshots
+ * included), or `local`; an unknown one would leave every cost blank without a word.
+ */
+export function parsePriceModel(value: string): string {
+  if (priceFor(value) !== undefined) return value;
+  const priced = [...MODELS.filter((m) => m.price !== undefined).map((m) => m.name), LOCAL_PRICE_MODEL];
+  throw invalid('--price-model', JSON.stringify(value), `a model with a list price: ${priced.join(', ')}`);
 }

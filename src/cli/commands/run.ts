@@ -27,7 +27,7 @@ import { selectStrategies, type StrategySelection } from '../../runner/strategy-
 import { DEFAULT_STRATEGY_TIMEOUT_SECONDS } from '../../runner/strategy-guard.js';
 import { parseAssignment, resolveParams, type ParamOwner, type Params } from '../../core/params.js';
 import { ResultStore } from '../../store/result-store.js';
-import { parseChoice, parseEncoding, parseFraction, parseTokenCount, parseWhole } from '../options.js';
+import { parseChoice, parseEncoding, parseFraction, parsePriceModel, parseTokenCount, parseWhole } from '../options.js';
 import { gitRevision } from '../git-revision.js';
 import { BUNDLED_SCENARIOS, PACKAGE_ROOT, VERSION } from '../paths.js';
 import { createPreparation, createProgress, showsSteps, type Progress } from '../progress.js';
@@ -162,6 +162,7 @@ export async function runEntries(options: RunOptions, entries: readonly MatrixEn
   const replay = parseReplay(options);
   const strategyTimeout = parseWhole('--strategy-timeout', options.strategyTimeout ?? String(DEFAULT_STRATEGY_TIMEOUT_SECONDS), { min: 1, max: 86_400 });
   const windowOverride = options.window === undefined ? undefined : parseTokenCount('--window', options.window);
+  const priceModel = options.priceModel === undefined ? undefined : parsePriceModel(options.priceModel);
   const encoding = parseEncoding(options.encoding);
   const shard = options.shard === undefined ? undefined : parseShard(options.shard);
   if (options.batchId !== undefined && !/^[\w.:-]+$/.test(options.batchId)) {
@@ -221,7 +222,7 @@ export async function runEntries(options: RunOptions, entries: readonly MatrixEn
         calibrate: options.calibrate,
         calibrationFile,
         // A live run costs what its backend's model costs (a local one nothing), never the recorded scenario's model.
-        priceModel: options.priceModel ?? opened.priceModel,
+        priceModel: priceModel ?? opened.priceModel,
         shard,
         batchId: options.batchId,
         resume: options.resume,
