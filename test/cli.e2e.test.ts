@@ -304,6 +304,13 @@ describe('bad input: one line naming the problem, non-zero exit, nothing half-wr
     expectOneLineError(bench(['run', '--mock-recall', '2']), /--mock-recall 2: expected a fraction in \[0, 1\]/);
   });
 
+  it('two outputs on one file (--report and --save-calibration), before any run', () => {
+    const r = bench(['run', '--report', 'out.file', '--save-calibration', 'out.file']);
+    expectOneLineError(r, /^bench: --save-calibration out\.file: the same file as --report out\.file; each output needs its own path$/m);
+    expect(existsSync(path.join(r.cwd, 'reports'))).toBe(false);
+    expect(existsSync(path.join(r.cwd, 'out.file'))).toBe(false);
+  });
+
   it('a --price-model with no list price (every cost would be blank), before any run', () => {
     const r = bench(['run', '--price-model', 'nosuch']);
     expectOneLineError(r, /^bench: --price-model "nosuch": expected a model with a list price: gpt-4o, .*, local$/m);

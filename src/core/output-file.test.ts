@@ -3,7 +3,7 @@ import { linkSync, mkdirSync, readdirSync, readFileSync, statSync, symlinkSync, 
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { tempFolderPerTest } from '../../test/helpers/temp-folder.js';
-import { checkOutput, replaceAtomically, sameFile, writeOutput, type FileKind } from './output-file.js';
+import { checkOutput, checkOutputs, replaceAtomically, sameFile, writeOutput, type FileKind } from './output-file.js';
 
 /** A kind for the tests: files that start with "NOTE". */
 const NOTE: FileKind = { name: 'a note', matches: (head) => head.toString('utf8').startsWith('NOTE') };
@@ -81,6 +81,18 @@ describe('writeOutput', () => {
     await expect(writeOutput(join(folder(), 'afile', 'n.txt'), 'NOTE', { label: '-o afile/n.txt', kind: NOTE })).rejects.toThrow(
       `-o afile/n.txt: ${join(folder(), 'afile')} is a file, not a folder (ENOTDIR)`
     );
+  });
+});
+
+describe('checkOutputs', () => {
+  it("refuses two of a command's outputs that are one file, however spelled, naming both flags; distinct ones pass", async () => {
+    const spec = (label: string) => ({ label, kind: NOTE });
+    const [a, b] = [join(folder(), 'a.txt'), join(folder(), 'b.txt')];
+    await checkOutputs([{ file: a, spec: spec(`--json-out ${a}`) }, { file: b, spec: spec(`--markdown-out ${b}`) }]);
+    await expect(checkOutputs([{ file: a, spec: spec('--json-out a.txt') }, { file: join(folder(), '.', 'a.txt'), spec: spec('--markdown-out ./a.txt') }])).rejects.toThrow(
+      '--markdown-out ./a.txt: the same file as --json-out a.txt; each output needs its own path',
+    );
+    expect(readdirSync(folder())).toEqual([]); // nothing written
   });
 });
 

@@ -127,3 +127,16 @@ export async function writeOutput(file: string, content: string | Buffer, spec: 
   }
   await replaceAtomically(target.path, spec.label, (temp) => writeFile(temp, content, { flag: 'wx' }));
 }
+
+/**
+ * checkOutput for each of a command's outputs, and none the same file as another (one would replace
+ * the other, or be refused as the wrong kind after the work): all are checked before any is written.
+ */
+export async function checkOutputs(outputs: readonly { readonly file: string; readonly spec: OutputSpec }[]): Promise<void> {
+  for (const [i, { file, spec }] of outputs.entries()) {
+    for (const earlier of outputs.slice(0, i)) {
+      if (await sameFile(file, earlier.file)) throw refused(`${spec.label}: the same file as ${earlier.spec.label}; each output needs its own path`);
+    }
+    await checkOutput(file, spec);
+  }
+}

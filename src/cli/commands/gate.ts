@@ -7,7 +7,7 @@
 import { access, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { CtxbenchError } from '../../core/errors.js';
-import { checkOutput, writeOutput, type FileKind, type OutputSpec } from '../../core/output-file.js';
+import { checkOutput, checkOutputs, writeOutput, type FileKind, type OutputSpec } from '../../core/output-file.js';
 import { BASELINE_FILE, buildBaseline, configsByKey, metricsByKey, parseBaseline, serializeBaseline, type BatchMeta } from '../../gate/baseline.js';
 import { compareRuns, gateVerdict } from '../../gate/compare.js';
 import { BENCHMARK_JSON, benchmarkJson, formatMarkdown, formatText, MARKDOWN_SUMMARY, type GateOutcome } from '../../gate/output.js';
@@ -138,7 +138,7 @@ export async function checkCommand(options: CheckOptions): Promise<void> {
   const jsonOut = options.jsonOut === undefined ? undefined : gateOutput('--json-out', options.jsonOut, BENCHMARK_JSON, options);
   const markdownOut = options.markdownOut === undefined ? undefined : gateOutput('--markdown-out', options.markdownOut, MARKDOWN_SUMMARY, options);
   // Both are checked before either is written: a refused one leaves the other unwritten too.
-  for (const output of [jsonOut, markdownOut]) if (output !== undefined) await checkOutput(output.file, output.spec);
+  await checkOutputs([jsonOut, markdownOut].filter((o) => o !== undefined));
   const baseline = parseBaseline(await readBaseline(options.baseline), options.baseline);
   const { file: tolerancesFile, tolerances } = await readTolerances(options);
   const batch = await loadBatch(options.db, options.batch);

@@ -4,7 +4,7 @@
  * written, so a bad input leaves no partial output behind.
  */
 import path from 'node:path';
-import { checkOutput, writeOutput, type OutputSpec } from '../../core/output-file.js';
+import { checkOutputs, writeOutput, type OutputSpec } from '../../core/output-file.js';
 import { loadBaseline } from '../../report/baseline-source.js';
 import { outputFormat, outputKind, renderOutput } from '../../report/outputs.js';
 import { readBatch } from '../../store/read-batch.js';
@@ -24,7 +24,7 @@ export async function reportCommand(options: ReportOptions): Promise<void> {
     const format = outputFormat(file);
     return { file, format, spec: { label: `-o ${file}`, kind: outputKind(format), inputs } satisfies OutputSpec };
   });
-  for (const { file, spec } of outputs) await checkOutput(file, spec);
+  await checkOutputs(outputs);
   const baseline = options.baseline === undefined ? undefined : await loadBaseline(options.baseline, options);
   const { runs, batches, calibration } = await readBatch(options.db, options.batch);
   const meta = { generatedAt: new Date(), version: VERSION, database: path.resolve(options.db), batches, baseline, calibration };

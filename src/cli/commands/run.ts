@@ -7,7 +7,7 @@ import { readFile } from 'node:fs/promises';
 import { availableParallelism } from 'node:os';
 import path from 'node:path';
 import { CtxbenchError } from '../../core/errors.js';
-import { checkOutput, writeOutput, type OutputSpec } from '../../core/output-file.js';
+import { checkOutputs, writeOutput, type OutputSpec } from '../../core/output-file.js';
 import { createTokenCounter } from '../../core/tokens.js';
 import { LIVE_CONCURRENCY } from '../../llm/defaults.js';
 import type { MockOptions } from '../../llm/mock.js';
@@ -176,7 +176,7 @@ export async function runEntries(options: RunOptions, entries: readonly MatrixEn
   });
   const report = options.report === false ? undefined : reportOutput(options.report, options.db, files);
   const savedCalibration = options.saveCalibration === undefined ? undefined : calibrationOutput(options.saveCalibration, options);
-  for (const target of [report, savedCalibration]) if (target !== undefined) await checkOutput(target.file, target.spec);
+  await checkOutputs([report, savedCalibration].filter((t) => t !== undefined));
 
   const counter = await createTokenCounter(encoding);
   const opened = await openBackend(
