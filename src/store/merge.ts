@@ -38,7 +38,7 @@ export async function mergeDatabases(inputs: readonly string[], output: string):
     target,
     label,
     async (temp) => {
-      const store = await ResultStore.open(temp);
+      const store = await ResultStore.open(temp, { shownAs: { flag: '-o', file: output } });
       try {
         counts = await store.use(`cannot merge into ${output}`, (connection) => copySources(connection, sources));
       } finally {

@@ -503,6 +503,9 @@ describe('ResultStore open errors', () => {
     }
     const error = await storeError(ResultStore.open(dir));
     expect(error.message).toBe(`--db ${dir}: cannot open (is a directory)`);
+    // A merge opens its temp file as its -o output: errors name that.
+    const merging = await storeError(ResultStore.open(dir, { shownAs: { flag: '-o', file: 'all.duckdb' } }));
+    expect(merging.message).toBe('-o all.duckdb: cannot open (is a directory)');
   });
 
   it('does not create a database for a reader', async () => {

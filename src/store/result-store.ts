@@ -41,6 +41,8 @@ const GATHER_MS = 1000;
 export interface OpenOptions {
   /** How long runs finishing after a write wait to be written together; default GATHER_MS. */
   readonly gatherMs?: number;
+  /** How errors name the file: `--db <file>` by default (a merge opens its temp file as its `-o` output). */
+  readonly shownAs?: { readonly flag: string; readonly file: string };
 }
 
 export class ResultStore {
@@ -67,15 +69,16 @@ export class ResultStore {
    */
   static async open(file: string, options: OpenOptions = {}): Promise<ResultStore> {
     const path = resolve(file);
-    await createFolders(dirname(path), `--db ${file}`);
+    const { flag, file: shown } = options.shownAs ?? { flag: '--db', file };
+    await createFolders(dirname(path), `${flag} ${shown}`);
     await removeStaleTemps(dirname(path));
     try {
       // A zero-byte file (from `touch` or mktemp) holds nothing, but DuckDB refuses it as invalid.
       if (existsSync(path) && statSync(path).isFile() && statSync(path).size === 0) unlinkSync(path);
     } catch (error) {
-      throw new CtxbenchError('STORE_ERROR', `--db ${file}: cannot open (${shortReason(error)})`);
+      throw new CtxbenchError('STORE_ERROR', `${flag} ${shown}: cannot open (${shortReason(error)})`);
     }
-    return ResultStore.connect(file, path, true, options.gatherMs ?? GATHER_MS);
+    return ResultStore.connect(shown, path, true, options.gatherMs ?? GATHER_MS, flag);
   }
 
   /** Opens an existing results database for reading; never creates one. */
@@ -88,7 +91,7 @@ export class ResultStore {
     return ResultStore.connect(file, path, false, GATHER_MS);
   }
 
-  private static async connect(file: string, path: string, createSchema: boolean, gatherMs: number): Promise<ResultStore> {
+  private static async connect(file: string, path: string, createSchema: boolean, gatherMs: number, flag = '--db'): Promise<ResultStore> {
     let connection: DuckDBConnection;
     try {
       const instance = await acquireInstance(path);
@@ -97,7 +100,7 @@ export class ResultStore {
         throw error;
       });
     } catch (error) {
-      throw openError(file, error);
+      throw openError(file, error, flag);
     }
     const store = new ResultStore(file, path, connection, gatherMs);
     try {
@@ -105,7 +108,7 @@ export class ResultStore {
       return store;
     } catch (error) {
       await store.close();
-      throw error instanceof CtxbenchError ? error : openError(file, error);
+      throw error instanceof CtxbenchError ? error : openError(file, error, flag);
     }
   }
 
