@@ -304,6 +304,13 @@ describe('bad input: one line naming the problem, non-zero exit, nothing half-wr
     expectOneLineError(bench(['run', '--mock-recall', '2']), /--mock-recall 2: expected a fraction in \[0, 1\]/);
   });
 
+  it('an unknown flag, a typo, an unknown command, a missing argument: one line as every error, with the hint', () => {
+    expectOneLineError(bench(['run', '--bogus']), /^bench: unknown option '--bogus' \(run with --help for usage\)$/m);
+    expectOneLineError(bench(['run', '--scenarios', 'x']), /^bench: unknown option '--scenarios' \(Did you mean --scenario\?\) \(run with --help for usage\)$/m);
+    expectOneLineError(bench(['nosuch']), /^bench: unknown command 'nosuch' \(run with --help for usage\)$/m);
+    expectOneLineError(bench(['verify']), /^bench: missing required argument 'strategy' \(run with --help for usage\)$/m);
+  });
+
   it('two outputs on one file (--report and --save-calibration), before any run', () => {
     const r = bench(['run', '--report', 'out.file', '--save-calibration', 'out.file']);
     expectOneLineError(r, /^bench: --save-calibration out\.file: the same file as --report out\.file; each output needs its own path$/m);

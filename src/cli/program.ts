@@ -33,6 +33,16 @@ function describeOption(this: Help, option: Option): string {
   return Help.prototype.optionDescription.call(this, emptyList ? Object.assign(Object.create(option) as Option, { defaultValue: undefined }) : option);
 }
 
+/**
+ * A flag or argument error as one line, like every other error: commander's "error: unknown option
+ * '--x'" and its suggestion on the next line become `bench: unknown option '--x' (Did you mean --y?)
+ * (run with --help for usage)` (the subcommands inherit this).
+ */
+export function usageError(text: string): string {
+  const lines = text.replace(/^error: /, '').split('\n').map((line) => line.trim()).filter((line) => line !== '');
+  return `bench: ${[...lines, '(run with --help for usage)'].join(' ')}\n`;
+}
+
 /** What `bench run` runs without --strategy or --preset. */
 const DEFAULT_STRATEGIES = 'raw,masking';
 
@@ -44,7 +54,7 @@ export function buildProgram(entry: ProgramEntry): Command {
   const program = new Command('bench')
     .description('ctxbench: replay long agent tasks through context-management strategies and compare tokens and success.')
     .version(VERSION)
-    .showHelpAfterError('(run with --help for usage)')
+    .configureOutput({ outputError: (text, write) => write(usageError(text)) })
     .configureHelp({ optionDescription: describeOption })
     .addHelpText('after', `\n${exitCodesHelp()}`)
     .exitOverride();
