@@ -47,3 +47,14 @@ export const scenarioInvalid = (file: string, problem: string): CtxbenchError =>
 export function isCtxbenchError(error: unknown): error is CtxbenchError {
   return error instanceof CtxbenchError;
 }
+
+/**
+ * What an error says, as one line: its message's first line that is not blank, with the next one when
+ * the first only announces it ("Transform failed with 1 error:", then the file, line and problem).
+ */
+export function errorLine(error: unknown): string {
+  const text = error instanceof Error ? error.message : String(error);
+  const lines = text.split('\n').map((line) => line.trim()).filter((line) => line !== '');
+  if (lines.length === 0) return 'no message';
+  return lines[0]!.endsWith(':') && lines.length > 1 ? `${lines[0]} ${lines[1]}` : lines[0]!;
+}

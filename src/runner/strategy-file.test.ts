@@ -38,7 +38,9 @@ describe('loadStrategyFile', () => {
   it.each([
     ['missing.ts', '', 'no such file'],
     ['notes.txt', 'x', 'not a strategy file'],
-    ['syntax.ts', 'export default {', 'cannot load it'],
+    // The transform's own header line, then where and what (it named neither before).
+    ['syntax.ts', 'export default {', 'cannot load it: Transform failed with 1 error: '],
+    ['syntax-at.ts', 'export default {', 'syntax-at.ts:1:16: ERROR: Expected identifier but found end of file'],
     ['empty.ts', 'export const x = 1;', 'exports no strategy'],
     ['no-create.ts', "export default { name: 'n', summary: 's', params: {}, thresholds: () => [] };", 'needs create(params)'],
     ['bad-param.ts', KEEP_ALL.replace('default: 3', 'default: 30'), 'parameter keep'],

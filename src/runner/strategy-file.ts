@@ -11,7 +11,7 @@ import { createHash } from 'node:crypto';
 import { readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { CtxbenchError } from '../core/errors.js';
+import { CtxbenchError, errorLine } from '../core/errors.js';
 import { specProblem, type ParamSpecs } from '../core/params.js';
 import type { StrategySource } from '../core/run-records.js';
 import type { StrategyDefinition } from '../core/strategy.js';
@@ -115,7 +115,7 @@ async function importStrategy(file: StrategyFile, fail: (problem: string) => Ctx
   try {
     module = isTypeScript(file.path) ? await importTypeScript(file.path) : await import(pathToFileURL(file.path).href);
   } catch (error) {
-    throw fail(`cannot load it: ${firstLine(error)}`);
+    throw fail(`cannot load it: ${errorLine(error)}`);
   }
   const exported = pickExport(module);
   const problem = definitionProblem(exported);
@@ -155,7 +155,3 @@ export function definitionProblem(value: unknown): string | undefined {
   return undefined;
 }
 
-function firstLine(error: unknown): string {
-  const text = error instanceof Error ? error.message : String(error);
-  return text.split('\n').find((line) => line.trim() !== '')?.trim() ?? 'unknown error';
-}

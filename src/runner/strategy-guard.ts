@@ -10,6 +10,7 @@
  * auxiliary LLM is the backend's (it has its own timeout), not the strategy's: the clock pauses then.
  */
 import { prefixFollower } from '../core/append-only.js';
+import { errorLine } from '../core/errors.js';
 import type { Message } from '../core/messages.js';
 import type { AuxiliaryLlm, RequestPlan, ResponsePlan, StrategyRun } from '../core/strategy.js';
 import { RunEnded } from './run-log.js';
@@ -103,7 +104,7 @@ export function createStrategyGuard({ strategy, timeoutMs, clock, preempted }: G
       }) : result;
     } catch (error) {
       if (error instanceof RunEnded) throw error;
-      throw fail(`threw: ${firstLine(error)}`);
+      throw fail(`threw: ${errorLine(error)}`);
     } finally {
       clearTimeout(timer);
       expire = undefined;
@@ -167,7 +168,3 @@ function messageProblem(m: unknown): string | undefined {
 const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null;
 const isThenable = <T>(value: T | Promise<T>): value is Promise<T> => isObject(value) && typeof (value as { then?: unknown }).then === 'function';
 
-function firstLine(error: unknown): string {
-  const text = error instanceof Error ? error.message : String(error);
-  return text.split('\n').find((line) => line.trim() !== '')?.trim() ?? 'no message';
-}

@@ -10,7 +10,7 @@
  * here: its run is recorded as `error` by a fresh worker, which goes on with the matrix.
  */
 import { Worker } from 'node:worker_threads';
-import { CtxbenchError } from '../core/errors.js';
+import { CtxbenchError, errorLine } from '../core/errors.js';
 import type { Job } from './job-plan.js';
 import type { HeldScenarios } from './scenario-release.js';
 import { createScheduler } from './schedule.js';
@@ -106,7 +106,7 @@ export function runOnWorkers(options: WorkerPoolOptions): Promise<void> {
       try {
         message = slot.holds === job.scenario ? { job } : { job, scenario: scenarios.parcel(job.scenario) };
       } catch (error) {
-        return crashed(slot, firstLine(error instanceof Error ? error.message : String(error))); // a message the counter cannot read
+        return crashed(slot, errorLine(error)); // a message the counter cannot read
       }
       slot.holds = job.scenario;
       slot.worker.postMessage(message);
@@ -122,7 +122,7 @@ export function runOnWorkers(options: WorkerPoolOptions): Promise<void> {
         return;
       }
       if (slot.retired) return; // a late message from a worker already stopped after a failure
-      if (message.kind === 'failed') return crashed(slot, firstLine(message.message));
+      if (message.kind === 'failed') return crashed(slot, errorLine(message.message));
       const job = slot.job!;
       // Saved one at a time, in the order they arrive; the worker goes on meanwhile.
       saving = saving.then(() => options.onRun(job, message.run)).catch(fail);
@@ -135,7 +135,7 @@ export function runOnWorkers(options: WorkerPoolOptions): Promise<void> {
       slot.worker = worker;
       const current = (): boolean => slot.worker === worker;
       worker.on('message', (message: WorkerMessage) => current() && received(slot, message));
-      worker.on('error', (error) => current() && crashed(slot, firstLine(error.message)));
+      worker.on('error', (error) => current() && crashed(slot, errorLine(error)));
       worker.on('exit', (code) => current() && crashed(slot, `exited with code ${code}`));
     };
     /** Stops a worker stuck in a hook; a fresh one records the job's run as failed and takes the next jobs. */
@@ -169,4 +169,3 @@ export function runOnWorkers(options: WorkerPoolOptions): Promise<void> {
   });
 }
 
-const firstLine = (text: string): string => text.split('\n')[0]!;
