@@ -4,10 +4,11 @@
  * shrunk counterexample (rule, step, messages) and the command that reproduces it, which gives the
  * same output again; bad input is one line and exit 1.
  */
+import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { EXIT_CODES } from '../src/cli/exit-codes.js';
-import { bench, expectOneLineError, ROOT } from './helpers/cli.js';
+import { bench, expectOneLineError, ROOT, tempDir } from './helpers/cli.js';
 
 const BROKEN = path.join(ROOT, 'examples/strategies/broken-drops-results.ts');
 
@@ -38,6 +39,22 @@ describe('bench verify', () => {
     expect(again.code).toBe(EXIT_CODES.propertyBroken);
     expect(again.stdout).toBe(r.stdout);
   });
+
+  it('a hook in a synchronous endless loop: its property broken once the timeout passes, the thread stopped, the rest not checked', () => {
+    const dir = tempDir('ctxbench-verify-');
+    writeFileSync(path.join(dir, 'loops.mjs'), "export default { name: 'loops', summary: 's', params: {}, thresholds: () => [], create: () => ({ beforeRequest: () => { for (;;) {} } }) };\n");
+    const r = bench(['verify', './loops.mjs', '--runs', '3', '--seed', '1', '--strategy-timeout', '1'], dir);
+    expect(r.code).toBe(EXIT_CODES.propertyBroken);
+    expect(r.stdout).toContain(
+      'FAIL  pairing: every request sent, helper requests included, is well-paired and in history order\n' +
+        '  rule broken: strategy loops, beforeRequest at step 0: no answer within 1 s (--strategy-timeout); its thread was stopped (a synchronous endless loop?)\n' +
+        '  counterexample: not known (the thread was stopped in the middle of a case)\n' +
+        '  reproduce: bench verify ./loops.mjs --seed 1 --runs 3 --strategy-timeout 1\n',
+    );
+    for (const name of ['in-place', 'fits', 'deterministic']) expect(r.stdout).toMatch(new RegExp(`^skip  ${name}: .* \\(not checked: the thread was stopped\\)$`, 'm'));
+    expect(r.stdout.trimEnd().split('\n').at(-1)).toBe('1 of 4 properties broken (3 not checked)');
+    expect(r.stderr).toBe('[1/4] pairing\n');
+  }, 60_000);
 
   it('bad input: one line, exit 1', () => {
     expectOneLineError(bench(['verify', 'no-such-strategy']), /^bench: verify no-such-strategy: unknown strategy \(strategies: raw, masking, .*; or a strategy file, .\/my-strategy.ts\)\n$/);

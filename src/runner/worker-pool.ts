@@ -9,7 +9,8 @@
  * --strategy-timeout (a synchronous loop its own timers cannot interrupt) is terminated by a watchdog
  * here: its run is recorded as `error` by a fresh worker, which goes on with the matrix.
  */
-import { Worker } from 'node:worker_threads';
+import type { Worker } from 'node:worker_threads';
+import { moduleExtension, startWorker } from './start-worker.js';
 import { CtxbenchError, errorLine } from '../core/errors.js';
 import type { Job } from './job-plan.js';
 import type { HeldScenarios } from './scenario-release.js';
@@ -38,19 +39,10 @@ export interface WorkerPoolOptions {
   readonly strategyOf: (job: Job) => string;
 }
 
-/**
- * The worker's module sits next to this one: compiled JS under dist/, the TypeScript source under
- * vitest or tsx. A worker thread does not inherit tsx's hooks (tsx registers them on the main thread
- * only), so a .ts worker registers them itself before importing its module.
- */
+/** A matrix worker (matrix-worker.ts, next to this module). */
 function spawn(setup: WorkerSetup): Worker {
-  const source = import.meta.url.endsWith('.ts');
-  const entry = new URL(`./matrix-worker.${source ? 'ts' : 'js'}`, import.meta.url);
-  const resourceLimits = { maxYoungGenerationSizeMb: WORKER_YOUNG_GENERATION_MB };
-  if (!source) return new Worker(entry, { workerData: setup, resourceLimits });
-  const tsx = import.meta.resolve('tsx/esm/api');
-  const bootstrap = `import(${JSON.stringify(tsx)}).then(({ register }) => { register(); return import(${JSON.stringify(entry.href)}); });`;
-  return new Worker(bootstrap, { eval: true, workerData: setup, resourceLimits });
+  const entry = new URL(`./matrix-worker.${moduleExtension(import.meta.url)}`, import.meta.url);
+  return startWorker(entry, setup, { maxYoungGenerationSizeMb: WORKER_YOUNG_GENERATION_MB });
 }
 
 /**

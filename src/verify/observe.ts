@@ -13,6 +13,7 @@ import type { AuxiliaryLlm, StrategyDefinition, StrategyRun } from '../core/stra
 import type { TokenCounter } from '../core/tokens.js';
 import { createMockBackend } from '../llm/mock.js';
 import { replayScenario } from '../runner/replay.js';
+import type { HookClock } from '../runner/strategy-guard.js';
 import type { Scenario } from '../scenarios/scenario.js';
 
 /** One generated case: a history, the strategy's parameters, a window, how the agent replays. */
@@ -105,8 +106,11 @@ const listOf = (plan: { readonly messages?: readonly Message[] } | null | undefi
 };
 
 /** Replays `c` through `strategy` on the mock and records what the strategy asked, sent and changed. */
-/** Replays `c` through `strategy` and records what it asked, sent and edited; a hook call past `strategyTimeout` seconds ends the run. */
-export async function observe(strategy: StrategyDefinition, c: VerifyCase, counter: TokenCounter, strategyTimeout?: number): Promise<Observation> {
+/**
+ * Replays `c` through `strategy` and records what it asked, sent and edited; a hook call past
+ * `strategyTimeout` seconds ends the run, and is published on `hookClock` for a watchdog thread.
+ */
+export async function observe(strategy: StrategyDefinition, c: VerifyCase, counter: TokenCounter, strategyTimeout?: number, hookClock?: HookClock): Promise<Observation> {
   const asked: Asked[] = [];
   const received: ChatRequest[] = [];
   const edits: InPlaceEdit[] = [];
@@ -171,7 +175,7 @@ export async function observe(strategy: StrategyDefinition, c: VerifyCase, count
   const backend = { name: 'mock', complete: (request: ChatRequest) => (received.push({ ...request, messages: [...request.messages] }), mock.complete(request)) };
   const replay = c.reactive ? { mode: 'reactive' as const, caps: DEFAULT_REREAD_CAPS } : undefined;
   try {
-    const run = await replayScenario({ scenario: c.scenario, sourceFormat: 'ctxbench', strategy: spied, params: c.params, backend, counter, model: 'gpt-4o', window: c.window, batchId: 'verify', replay, strategyTimeout });
+    const run = await replayScenario({ scenario: c.scenario, sourceFormat: 'ctxbench', strategy: spied, params: c.params, backend, counter, model: 'gpt-4o', window: c.window, batchId: 'verify', replay, strategyTimeout, hookClock });
     return { run, asked, received, edits, thrown, wroteFrozen };
   } catch (error) {
     // A hook threw (recorded above), or the runner stopped on what it was handed.

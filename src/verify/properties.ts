@@ -8,7 +8,7 @@ import type { Message } from '../core/messages.js';
 import { checkOrder, checkPairing, describeViolations } from '../core/pairing.js';
 import type { StrategyDefinition } from '../core/strategy.js';
 import { countRequest, type TokenCounter } from '../core/tokens.js';
-import { isTimeoutFailure } from '../runner/strategy-guard.js';
+import { isTimeoutFailure, type HookClock } from '../runner/strategy-guard.js';
 import { observe, type Observation, type VerifyCase } from './observe.js';
 
 /** What a case broke. */
@@ -166,9 +166,9 @@ function firstDifference(x: Observation['asked'][number], y: Observation['asked'
 /** Every property, in the order `bench verify` checks and prints them. */
 export const PROPERTIES: readonly Property[] = [pairing, inPlace, fits, deterministic];
 
-/** Replays `c` as often as `property` needs and judges it; `strategyTimeout` in seconds (observe). */
-export async function checkCase(property: Property, strategy: StrategyDefinition, c: VerifyCase, counter: TokenCounter, strategyTimeout?: number): Promise<Broken | undefined> {
+/** Replays `c` as often as `property` needs and judges it; `strategyTimeout` in seconds and `hookClock` as observe takes them. */
+export async function checkCase(property: Property, strategy: StrategyDefinition, c: VerifyCase, counter: TokenCounter, strategyTimeout?: number, hookClock?: HookClock): Promise<Broken | undefined> {
   const seen: Observation[] = [];
-  for (let i = 0; i < property.replays; i++) seen.push(await observe(strategy, c, counter, strategyTimeout));
+  for (let i = 0; i < property.replays; i++) seen.push(await observe(strategy, c, counter, strategyTimeout, hookClock));
   return property.judge(c, seen, counter);
 }

@@ -40,7 +40,8 @@ describe('a broken outside strategy fails the property it breaks', () => {
   it('dropping tool results but keeping their calls breaks pairing, shrunk to a few messages around one unanswered call', async () => {
     const outcomes = await verify(await load('broken-drops-results.ts'), undefined, 30);
     expect(broken(outcomes)).toEqual(['pairing']);
-    const { broken: rule, case: c, shrinks } = outcomes[0]!.failure!;
+    const { broken: rule, case: shrunk, shrinks } = outcomes[0]!.failure!;
+    const c = shrunk!;
     expect(rule.rule).toMatch(/^(unmatched_tool_use|parallel_missing_result) at \[\d+\]: call call_\d+_\d+ has no result/);
     expect(rule.purpose).toBe('agent');
     // Shrunk to a history just long enough to show it (three results, so one is old enough to drop: at most three steps) and the smallest window.

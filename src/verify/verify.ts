@@ -7,6 +7,7 @@ import fc from 'fast-check';
 import type { Params } from '../core/params.js';
 import type { StrategyDefinition } from '../core/strategy.js';
 import type { TokenCounter } from '../core/tokens.js';
+import type { HookClock } from '../runner/strategy-guard.js';
 import { triggerOf, workload } from './generators.js';
 import type { VerifyCase } from './observe.js';
 import { checkCase, PROPERTIES, type Broken, type Property } from './properties.js';
@@ -26,6 +27,8 @@ export interface VerifyOptions {
   readonly seed: number;
   /** Seconds a hook call may take before its replay ends with status error. */
   readonly strategyTimeout: number;
+  /** Where hook calls are published for a watchdog on another thread (verify-thread.ts). */
+  readonly hookClock?: HookClock | undefined;
   /** Default: every property. */
   readonly properties?: readonly Property[];
   /** Called before each property is checked. */
@@ -37,7 +40,10 @@ export interface PropertyOutcome {
   readonly property: Property;
   /** Cases tried before the first failure (all of them when it passed). */
   readonly cases: number;
-  readonly failure?: { readonly broken: Broken; readonly case: VerifyCase; readonly shrinks: number } | undefined;
+  /** `case` is unknown when the watchdog stopped the thread in the middle of one (verify-thread.ts). */
+  readonly failure?: { readonly broken: Broken; readonly case?: VerifyCase | undefined; readonly shrinks: number } | undefined;
+  /** Not checked: the thread was stopped while an earlier property was checked. */
+  readonly notChecked?: boolean | undefined;
 }
 
 /** Thrown inside a property so fast-check sees the case fail; it carries what broke. */
@@ -57,7 +63,7 @@ export const SHRINK_BUDGET = 1_500;
 
 /** Checks each property in turn with the same seed; every one runs, whatever the others found. */
 export async function verifyStrategy(options: VerifyOptions): Promise<PropertyOutcome[]> {
-  const { strategy, params, counter, runs, seed, strategyTimeout } = options;
+  const { strategy, params, counter, runs, seed, strategyTimeout, hookClock } = options;
   const properties = options.properties ?? PROPERTIES;
   const cases = verifyCases(fc.constant(params), triggerOf(params));
   const outcomes: PropertyOutcome[] = [];
@@ -66,7 +72,7 @@ export async function verifyStrategy(options: VerifyOptions): Promise<PropertyOu
     let replaysSinceFailure: number | undefined;
     const run = fc.asyncProperty(cases, async (c) => {
       if (replaysSinceFailure !== undefined && ++replaysSinceFailure > SHRINK_BUDGET) return;
-      const broken = await checkCase(property, strategy, c, counter, strategyTimeout);
+      const broken = await checkCase(property, strategy, c, counter, strategyTimeout, hookClock);
       if (!broken) return;
       replaysSinceFailure ??= broken.timedOut ? SHRINK_BUDGET : 0;
       throw new BrokenRule(broken);
