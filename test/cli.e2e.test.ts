@@ -8,7 +8,7 @@ import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { ResultStore } from '../src/store/result-store.js';
 import { EXIT_CODE_MEANINGS, EXIT_CODES } from '../src/cli/exit-codes.js';
-import { BIN, bench, expectOneLineError, ROOT, signalWhen, storedRuns, type CliResult } from './helpers/cli.js';
+import { BIN, bench, expectOneLineError, ROOT, signalWhen, storedRuns, tempDir, type CliResult } from './helpers/cli.js';
 import { PRESET_NAMES, STRATEGY_NAMES } from '../src/strategies/index.js';
 import { markdownExamples, missingOutput, printedText, type Example } from './helpers/examples.js';
 
@@ -309,6 +309,14 @@ describe('bad input: one line naming the problem, non-zero exit, nothing half-wr
     expectOneLineError(bench(['run', '--scenarios', 'x']), /^bench: unknown option '--scenarios' \(Did you mean --scenario\?\) \(run with --help for usage\)$/m);
     expectOneLineError(bench(['nosuch']), /^bench: unknown command 'nosuch' \(run with --help for usage\)$/m);
     expectOneLineError(bench(['verify']), /^bench: missing required argument 'strategy' \(run with --help for usage\)$/m);
+  });
+
+  it('a strategy file that calls process.exit(0) ends the command with one line and exit 1, not a silent success', () => {
+    const dir = tempDir();
+    writeFileSync(path.join(dir, 'exits.mjs'), 'process.exit(0);\nexport default {};\n');
+    for (const args of [['run', '-s', 'raw,./exits.mjs', '--window', '32k', '--no-report'], ['verify', './exits.mjs']]) {
+      expectOneLineError(bench(args, dir), /^bench: process\.exit\(0\) was called before the command finished \(by a strategy file\?\)$/m);
+    }
   });
 
   it('two outputs on one file (--report and --save-calibration), before any run', () => {

@@ -33,10 +33,27 @@ setFlagsFromString('--heap-growing-percent=200');
  */
 setFlagsFromString('--max-inlined-bytecode-size-cumulative=200');
 
+/** Ends the process: bench's own exits (a closed pipe, a second Ctrl-C) go through here. */
+const exit = process.exit.bind(process);
+/** Set once the command has returned. */
+let finished = false;
+
+/**
+ * Code that calls process.exit before the command has finished (a strategy file's, at import or in a
+ * hook on this thread) would end bench with its code (0: success) and nothing printed after it: it
+ * ends with one line and exit code 1 instead (vitest does the same). The runs saved before stay. On a
+ * worker thread process.exit ends only that thread, which the matrix reports as the worker's failure.
+ */
+process.exit = ((code?: number | string | null) => {
+  if (finished) return exit(code);
+  process.stderr.write(`bench: process.exit(${code ?? ''}) was called before the command finished (by a strategy file?)\n`);
+  return exit(EXIT_CODES.userError);
+}) as typeof process.exit;
+
 // `bench ... | head` closes the pipe early: the reader has what it wanted, which is no error.
 process.stdout.on('error', (error: NodeJS.ErrnoException) => {
   if (error.code !== 'EPIPE') throw error;
-  process.exit(process.exitCode === undefined ? EXIT_CODES.ok : Number(process.exitCode));
+  exit(process.exitCode === undefined ? EXIT_CODES.ok : Number(process.exitCode));
 });
 
 /** The signal that stopped the matrix, for its exit code. */
@@ -49,7 +66,7 @@ let stoppedBy: StopSignal | undefined;
 async function interruptible<T>(work: (signal: AbortSignal) => Promise<T>): Promise<T> {
   const abort = new AbortController();
   const onSignal = (signal: StopSignal): void => {
-    if (abort.signal.aborted) process.exit(STOP_SIGNALS[signal]);
+    if (abort.signal.aborted) exit(STOP_SIGNALS[signal]);
     stoppedBy = signal;
     abort.abort(signal); // the reason: which code the matrix's JSON says it ends with (exit-codes.ts stopSignalOf)
     const again = signal === 'SIGINT' ? 'Ctrl-C again' : 'send it again';
@@ -81,3 +98,4 @@ async function main(): Promise<number> {
 }
 
 process.exitCode = await main();
+finished = true;
