@@ -122,6 +122,15 @@ describe('loadScenarioPaths', () => {
     });
   });
 
+  it('reads a file saved with a byte order mark, JSON or YAML, as without it', async () => {
+    const text = await readFile(BUNDLED, 'utf8');
+    const json = await put('bom.json', `\uFEFF${text}`);
+    const { scenarios } = await loadScenarioPaths([json]);
+    expect(scenarios.map((s) => s.scenario.id)).toEqual(['django__django-13344']);
+    const yaml = await put('bom.yaml', `\uFEFFctxbench: 1\nid: y\nmodel: { name: gpt-4o }\nmessages:\n  - { role: user, content: hi }\n  - { role: assistant, content: ok }\n`);
+    expect((await loadScenarioPaths([yaml])).scenarios.map((s) => s.scenario.id)).toEqual(['y']);
+  });
+
   it('a glob skips what it matches of no known format, whatever the extension', async () => {
     await copyFile(BUNDLED, await put('a/one.json', ''));
     const readme = await put('a/README.md', '# about');

@@ -22,6 +22,8 @@ export async function readStructured(file: string): Promise<unknown> {
   } catch (error) {
     throw new CtxbenchError('SCENARIO_NOT_FOUND', `${file}: cannot read (${(error as NodeJS.ErrnoException).code ?? String(error)})`);
   }
+  // A byte order mark (Windows editors write one) is no part of JSON or YAML.
+  if (text.startsWith('\uFEFF')) text = text.slice(1);
   const yaml = /\.ya?ml$/i.test(file);
   const lines = /\.jsonl$/i.test(file);
   try {
