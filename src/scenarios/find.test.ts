@@ -90,6 +90,10 @@ describe('findScenarioFiles', () => {
       await expect(findScenarioFiles([path.join(tmp, 'nowhere.json')])).rejects.toThrow(`--scenario ${path.join(tmp, 'nowhere.json')}: no such file or directory`);
     });
 
+    it.runIf(process.platform === 'linux')('that is a device is an error saying so, not that it does not exist', async () => {
+      await expect(findScenarioFiles(['/dev/null'])).rejects.toThrow('--scenario /dev/null: not a file or folder (a device, FIFO or socket)');
+    });
+
     it('whose name has glob characters is read as a path when it exists', async () => {
       await layout(tmp, { 'run[1].json': '{}', 'run1.json': '{}' });
       expect(await files(path.join(tmp, 'run[1].json'))).toEqual(['run[1].json']);

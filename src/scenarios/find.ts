@@ -54,6 +54,8 @@ async function findFiles(pattern: string): Promise<{ file: string; named: boolea
     const files = await walk(pattern, { hidden: false, depth: Infinity });
     return files.filter((f) => isScenarioFileName(f.file)).map((f) => ({ ...f, named: false }));
   }
+  // A device, FIFO or socket exists: saying there is no such file would send the user looking for one.
+  if (info !== undefined) throw new CtxbenchError('SCENARIO_NOT_FOUND', `--scenario ${pattern}: not a file or folder (a device, FIFO or socket)`);
   const { base, glob, isGlob } = picomatch.scan(pattern);
   if (!isGlob) throw new CtxbenchError('SCENARIO_NOT_FOUND', `--scenario ${pattern}: no such file or directory`);
   const root = base === '' ? '.' : base;
