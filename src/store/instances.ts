@@ -23,11 +23,15 @@ interface Shared {
 
 const shared = new Map<string, Shared>();
 
-/** `path` must be absolute, so that two spellings of one file share an entry. */
-export async function acquireInstance(path: string): Promise<DuckDBInstance> {
+/**
+ * `path` must be absolute, so that two spellings of one file share an entry. `readOnly` opens a new
+ * instance in DuckDB's read-only mode (a reader's: it reads a file on a read-only file system, and
+ * never writes, not even a checkpoint); an instance already open serves whoever asks.
+ */
+export async function acquireInstance(path: string, readOnly = false): Promise<DuckDBInstance> {
   let entry = shared.get(path);
   if (entry === undefined) {
-    entry = { instance: DuckDBInstance.create(path, INSTANCE_OPTIONS), users: 0 };
+    entry = { instance: DuckDBInstance.create(path, readOnly ? { ...INSTANCE_OPTIONS, access_mode: 'READ_ONLY' } : INSTANCE_OPTIONS), users: 0 };
     shared.set(path, entry);
   }
   entry.users += 1;

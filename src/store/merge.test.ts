@@ -95,11 +95,9 @@ describe('mergeDatabases', () => {
     writeFileSync(text, 'not a database\n'.repeat(300));
     expect((await rejection(mergeDatabases([good, text], output))).message).toBe(`${text}: not a DuckDB database file`);
     const older = await shardFile('older.duckdb', []);
-    await read(older, (store) =>
-      store.use('alter', async (c) => {
-        await c.run('ALTER TABLE batches DROP COLUMN matrix_fingerprint');
-      }),
-    );
+    const writer = await ResultStore.open(older); // a reader opens read-only
+    await writer.use('alter', (c) => c.run('ALTER TABLE batches DROP COLUMN matrix_fingerprint'));
+    await writer.close();
     expect((await rejection(mergeDatabases([good, older], output))).message).toMatch(new RegExp(`^${older.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}: its batches table has other columns than this ctxbench writes`));
     expect((await rejection(mergeDatabases([good, good], output))).message).toBe(`${good}: named twice; merge each file once`);
     expect(readdirSync(dir).filter((f) => f.startsWith('never'))).toEqual([]);

@@ -1,5 +1,5 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -506,6 +506,20 @@ describe('ResultStore open errors', () => {
     // A merge opens its temp file as its -o output: errors name that.
     const merging = await storeError(ResultStore.open(dir, { shownAs: { flag: '-o', file: 'all.duckdb' } }));
     expect(merging.message).toBe('-o all.duckdb: cannot open (is a directory)');
+  });
+
+  it('opens a reader read-only: the file is left byte for byte as it was, and a write through it is refused', async () => {
+    const file = join(dir, 'read.duckdb');
+    const writer = await ResultStore.open(file);
+    await writer.saveBatch(batch('b1', new Date('2025-03-01T10:00:00Z')));
+    await writer.saveRun(makeRun('r1', 'b1'));
+    await writer.close();
+    const before = readFileSync(file);
+    const reader = await ResultStore.openExisting(file);
+    expect((await reader.loadRuns()).map((r) => r.runId)).toEqual(['r1']);
+    await expect(reader.use('write', (c) => c.run('CREATE TABLE t (x INTEGER)'))).rejects.toThrow(/read-only/);
+    await reader.close();
+    expect(readFileSync(file).equals(before)).toBe(true);
   });
 
   it('does not create a database for a reader', async () => {

@@ -94,7 +94,7 @@ export class ResultStore {
   private static async connect(file: string, path: string, createSchema: boolean, gatherMs: number, flag = '--db'): Promise<ResultStore> {
     let connection: DuckDBConnection;
     try {
-      const instance = await acquireInstance(path);
+      const instance = await acquireInstance(path, !createSchema);
       connection = await instance.connect().catch(async (error: unknown) => {
         await releaseInstance(path);
         throw error;

@@ -66,7 +66,7 @@ async function loadBatch(db: string, batch: string | undefined): Promise<Batch> 
 /** The batch's command and version (read while the store holds the file open, so its instance is shared). */
 async function batchMeta(db: string, batchId: string): Promise<BatchMeta> {
   const file = path.resolve(db);
-  const instance = await acquireInstance(file);
+  const instance = await acquireInstance(file, true);
   try {
     const connection = await instance.connect();
     try {
