@@ -104,7 +104,7 @@ describe('replaceAtomically', () => {
       writeFileSync(temp, 'NOTE half');
       throw Object.assign(new Error('ENOSPC: no space left on device'), { code: 'ENOSPC' });
     });
-    await expect(failure).rejects.toThrow('-o n.txt: cannot write (ENOSPC)');
+    await expect(failure).rejects.toThrow('-o n.txt: cannot write (ENOSPC: no space left on device)');
     expect(readdirSync(folder())).toEqual(['n.txt']);
     expect(readFileSync(file, 'utf8')).toBe('NOTE old');
   });

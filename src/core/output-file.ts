@@ -6,7 +6,8 @@
  * target, so a killed write never leaves half a file. A refusal is one line starting with the
  * output's flag and path, and nothing is written.
  */
-import { open, realpath, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { constants } from 'node:fs';
+import { access, open, realpath, rename, rm, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { CtxbenchError } from './errors.js';
 import { canonicalPath, createFolders } from './folders.js';
@@ -79,6 +80,13 @@ export async function checkOutput(file: string, spec: OutputSpec): Promise<Outpu
   const target = path.resolve(file);
   await createFolders(path.dirname(target), label);
   const info = await stat(target).catch(() => undefined);
+  // A file is written through a temp file beside it: its folder must take one, known before the work
+  // (a read-only file system refused the report only after the whole matrix).
+  if (info === undefined || info.isFile()) {
+    await access(path.dirname(target), constants.W_OK).catch((error: unknown) => {
+      throw writeError(label, error);
+    });
+  }
   if (info === undefined) return { path: target, inPlace: false };
   if (info.isDirectory()) throw refused(`${label}: a folder, not a file`);
   if (!info.isFile()) return { path: target, inPlace: true };
@@ -113,7 +121,9 @@ export async function replaceAtomically(target: string, label: string, fill: (te
 
 const writeError = (label: string, error: unknown): CtxbenchError => {
   const { code, message } = error as NodeJS.ErrnoException;
-  return refused(`${label}: cannot write (${code ?? String(message).split('\n')[0]})`);
+  // Node's "EROFS: read-only file system, access '/x'": the code and its meaning, without the path.
+  const meaning = /^(E[A-Z]+: [^,]+)/.exec(String(message))?.[1];
+  return refused(`${label}: cannot write (${meaning ?? code ?? String(message).split('\n')[0]})`);
 };
 
 /** Checks `file` (checkOutput) and writes `content` to it atomically (replaceAtomically). */
