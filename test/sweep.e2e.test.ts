@@ -66,5 +66,9 @@ describe('bench sweep', () => {
     expectOneLineError(bench(['sweep', '-s', 'raw,masking', '--grid', 'softThreshold=0.5,0.6']), /^bench: --grid sweeps one strategy or preset; 2 are selected \(raw, masking\)\n$/);
     expectOneLineError(bench(['sweep', '-s', 'masking', '--grid', 'soft=0.5']), /^bench: --grid soft=0\.5: masking has no parameter "soft"/);
     expectOneLineError(bench(['sweep', '-s', 'masking', '--grid', 'softThreshold=0.95,0.99']), /^bench: --grid: masking refuses every setting of the grid, e\.g\. softThreshold=0\.95: softThreshold/);
+    // A --param the grid sweeps too would be overridden by every setting: refused, not dropped.
+    for (const param of ['softThreshold=0.7', 'masking.softThreshold=0.7']) {
+      expectOneLineError(bench(['sweep', '-s', 'masking', '-g', 'softThreshold=0.5,0.6', '-p', param]), new RegExp(`^bench: --param ${param.replace('.', '\\.')}: softThreshold is swept by --grid too; give it to one of them\n$`));
+    }
   });
 });

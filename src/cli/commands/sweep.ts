@@ -46,6 +46,10 @@ function gridEntries(selections: readonly StrategySelection[], options: SweepOpt
   const [selection] = selections as [StrategySelection];
   const axes = options.grid.map((raw) => parseGridAxis(raw, selection.name, selection.strategy.params));
   const fixed = options.param.map(parseAssignment);
+  // Each setting of the grid would override the fixed value: say so rather than drop it.
+  const owners = [undefined, selection.name, selection.strategy.name];
+  const both = fixed.find((p) => owners.includes(p.strategy) && axes.some((a) => a.name === p.name));
+  if (both) throw new CtxbenchError('OPTION_INVALID', `--param ${both.raw}: ${both.name} is swept by --grid too; give it to one of them`);
   const entries: MatrixEntry[] = [];
   const refused: string[] = [];
   for (const combo of expandGrid(axes)) {
