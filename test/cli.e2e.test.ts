@@ -2,7 +2,7 @@
  * End to end: the built `bench` binary spawned as a user runs it, on the bundled real trajectories.
  */
 import { spawnSync } from 'node:child_process';
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -277,8 +277,18 @@ describe('bad input: one line naming the problem, non-zero exit, nothing half-wr
     expectOneLineError(bench(['run', '--preset', 'nope']), /^bench: --preset nope: unknown preset \(known: /m);
   });
 
-  it('regression: no strategy at all (-s "") is an error, not a run of nothing that exits 0', () => {
-    expectOneLineError(bench(['run', '-s', '']), /^bench: --strategy: no strategy or preset named \(e\.g\. -s masking/m);
+  it('regression: no strategy at all (-s "" or -s ",") is an error, not a run of nothing that exits 0', () => {
+    expectOneLineError(bench(['run', '-s', '']), /^bench: --strategy '': an empty value$/m);
+    expectOneLineError(bench(['run', '-s', ',']), /^bench: --strategy: no strategy or preset named \(e\.g\. -s masking/m);
+  });
+
+  it('an empty value for any flag, or an empty argument, is refused by name before the command runs', () => {
+    const r = bench(['export', '--parquet', '']);
+    expectOneLineError(r, /^bench: --parquet '': an empty value$/m);
+    expect(readdirSync(r.cwd)).toEqual([]); // it wrote the Parquet files into the current folder
+    expectOneLineError(bench(['run', '--db', '']), /^bench: --db '': an empty value$/m);
+    expectOneLineError(bench(['run', '-p', 'softThreshold=0.6', '-p', '']), /^bench: --param '': an empty value$/m);
+    expectOneLineError(bench(['scenarios', 'validate', '']), /^bench: scenarios validate '': an empty argument$/m);
   });
 
   it('regression: limits are checked when the flags are read, each naming its own range', () => {

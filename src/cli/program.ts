@@ -4,6 +4,7 @@
  */
 import path from 'node:path';
 import { Command, Help, Option } from 'commander';
+import { CtxbenchError } from '../core/errors.js';
 import { DEFAULT_ENCODING } from '../core/tokens.js';
 import { DEFAULT_REREAD_CAPS } from '../core/run-records.js';
 import { IN_THREAD_MESSAGES } from '../runner/matrix.js';
@@ -43,6 +44,22 @@ export function usageError(text: string): string {
   return `bench: ${[...lines, '(run with --help for usage)'].join(' ')}\n`;
 }
 
+/**
+ * No flag or argument means anything empty (`--db ''`, `--parquet ''`): refused by name before the
+ * command runs, where each would fail later in its own words or not at all (`--parquet ''` wrote into
+ * the current folder).
+ */
+function refuseEmptyValues(command: Command): void {
+  for (const option of command.options) {
+    const value: unknown = command.getOptionValue(option.attributeName());
+    if (value === '' || (Array.isArray(value) && value.includes(''))) throw new CtxbenchError('OPTION_INVALID', `${option.long ?? option.short} '': an empty value`);
+  }
+  if (!command.args.includes('')) return;
+  const names: string[] = [];
+  for (let c: Command | null = command; c?.parent; c = c.parent) names.unshift(c.name());
+  throw new CtxbenchError('OPTION_INVALID', `${names.join(' ')} '': an empty argument`);
+}
+
 /** What `bench run` runs without --strategy or --preset. */
 const DEFAULT_STRATEGIES = 'raw,masking';
 
@@ -57,6 +74,7 @@ export function buildProgram(entry: ProgramEntry): Command {
     .configureOutput({ outputError: (text, write) => write(usageError(text)) })
     .configureHelp({ optionDescription: describeOption })
     .addHelpText('after', `\n${exitCodesHelp()}`)
+    .hook('preAction', (_program, command) => refuseEmptyValues(command))
     .exitOverride();
 
   matrixOptions(
