@@ -135,6 +135,11 @@ describe('bench run with a config file', () => {
     expect(runs.map((r) => [r.config.strategy, r.config.window]).sort()).toEqual([['masking', 16384], ['masking', 16384], ['raw', 16384]]);
     writeFileSync(path.join(cwd, 'bad.yaml'), 'windw: 16k\n');
     expectOneLineError(bench(['run', '--config', 'bad.yaml'], cwd), /^bench: bad\.yaml: unknown setting windw \(known: /);
+    // A bad value from the file names the file and its setting, not a flag the user never typed.
+    writeFileSync(path.join(cwd, 'values.yaml'), 'window: abc\nconcurrency: 1000000000\n');
+    expectOneLineError(bench(['run', '--config', 'values.yaml', '--no-report'], cwd), /^bench: values\.yaml: window abc: expected a whole number from 256 to /m);
+    expectOneLineError(bench(['run', '--config', 'values.yaml', '--window', '16k', '--no-report'], cwd), /^bench: values\.yaml: concurrency 1000000000: expected a whole number from 1 to /m);
+    expectOneLineError(bench(['run', '--config', 'values.yaml', '--window', 'xyz'], cwd), /^bench: --window xyz: expected /m);
   });
 
   it('takes a negated flag by its camelCase name (noReport: true for --no-report), for bench sweep too', () => {

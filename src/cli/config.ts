@@ -10,7 +10,7 @@ import { access } from 'node:fs/promises';
 import path from 'node:path';
 import type { Command, Option } from 'commander';
 import { z } from 'zod';
-import { CtxbenchError } from '../core/errors.js';
+import { CtxbenchError, isCtxbenchError } from '../core/errors.js';
 import { readStructured } from '../scenarios/load.js';
 import { isStrategyPath } from '../runner/strategy-file.js';
 import { collect } from './options.js';
@@ -69,12 +69,29 @@ export function parseConfig(command: Command, file: string, data: unknown): Reco
 }
 
 /** The config file's settings for `command`, or undefined when there is none. */
-export async function loadConfig(command: Command, explicit?: string): Promise<Record<string, unknown> | undefined> {
+export async function loadConfig(command: Command, explicit?: string): Promise<{ readonly file: string; readonly values: Record<string, unknown> } | undefined> {
   const file = explicit ?? (await firstExisting(CONFIG_FILES));
   if (file === undefined) return undefined;
   const values = parseConfig(command, file, await readStructured(file));
   if (Array.isArray(values.strategy)) values.strategy = strategiesFrom(values.strategy as string[], path.dirname(file));
-  return values;
+  return { file, values };
+}
+
+/**
+ * `error` as the config file's when it is about a value the command took from `file` (the flags'
+ * parsers name the flag: `--window abc: expected ...`): `ctxbench.config.yaml: window abc: expected
+ * ...`, so the user looks in the file, not for a flag they never typed.
+ */
+export function configError(error: unknown, file: string, fromFile: readonly Option[]): unknown {
+  if (!isCtxbenchError(error)) return error;
+  for (const option of fromFile) {
+    for (const flag of [option.long, option.short]) {
+      if (flag !== undefined && (error.message.startsWith(`${flag} `) || error.message.startsWith(`${flag}:`))) {
+        return new CtxbenchError(error.code, `${file}: ${option.attributeName()}${error.message.slice(flag.length)}`);
+      }
+    }
+  }
+  return error;
 }
 
 /** The config file's strategies, a strategy file's path made relative to here from the config file's `folder`. */

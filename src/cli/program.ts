@@ -90,9 +90,10 @@ export function buildProgram(entry: ProgramEntry): Command {
     )
     .action(async (opts, cmd: Command) => {
       const { runCommand } = await import('./commands/run.js');
-      const merged = await withConfig(opts, cmd);
-      const strategy = merged.strategy ?? (merged.preset.length > 0 ? [] : [DEFAULT_STRATEGIES]);
-      await runCommand({ ...merged, strategy }, { argv: cmd.parent?.args ?? [], interruptible: entry.interruptible });
+      await withConfig(opts, cmd, async (merged) => {
+        const strategy = merged.strategy ?? (merged.preset.length > 0 ? [] : [DEFAULT_STRATEGIES]);
+        await runCommand({ ...merged, strategy }, { argv: cmd.parent?.args ?? [], interruptible: entry.interruptible });
+      });
     });
 
   matrixOptions(
@@ -111,8 +112,7 @@ export function buildProgram(entry: ProgramEntry): Command {
     )
     .action(async (opts, cmd: Command) => {
       const { sweepCommand } = await import('./commands/sweep.js');
-      const merged = await withConfig(opts, cmd);
-      await sweepCommand({ ...merged, strategy: merged.strategy ?? [] }, { argv: cmd.parent?.args ?? [], interruptible: entry.interruptible });
+      await withConfig(opts, cmd, (merged) => sweepCommand({ ...merged, strategy: merged.strategy ?? [] }, { argv: cmd.parent?.args ?? [], interruptible: entry.interruptible }));
     });
 
   const scenarios = program.command('scenarios').description('List, validate and import scenario files.');
@@ -345,12 +345,22 @@ function configFiles(): string {
   return `${first}, ${others.map((file) => path.extname(file)).join(' or ')}`;
 }
 
-/** The command's flags over its config file's settings: a flag given on the command line wins. */
-async function withConfig<T extends { config?: string }>(opts: T, cmd: Command): Promise<T> {
-  const { loadConfig } = await import('./config.js');
+/**
+ * Runs `action` with the command's flags over its config file's settings (a flag given on the command
+ * line wins); an error about a value taken from the file names the file and its setting.
+ */
+async function withConfig<T extends { config?: string }>(opts: T, cmd: Command, action: (merged: T) => Promise<void>): Promise<void> {
+  const { configError, loadConfig } = await import('./config.js');
+  const config = await loadConfig(cmd, opts.config);
   const merged: Record<string, unknown> = { ...opts };
-  for (const [key, value] of Object.entries((await loadConfig(cmd, opts.config)) ?? {})) {
+  for (const [key, value] of Object.entries(config?.values ?? {})) {
     if (cmd.getOptionValueSource(key) !== 'cli') merged[key] = value;
   }
-  return merged as T;
+  try {
+    await action(merged as T);
+  } catch (error) {
+    if (config === undefined) throw error;
+    const fromFile = cmd.options.filter((o) => Object.hasOwn(config.values, o.attributeName()) && cmd.getOptionValueSource(o.attributeName()) !== 'cli');
+    throw configError(error, config.file, fromFile);
+  }
 }
