@@ -29,7 +29,7 @@ export async function loadBaseline(file: string, reported: Reported): Promise<Ba
     const description = `baseline file${made ? ` (${made})` : ''}${baseline.command ? `: ${baseline.command}` : ''}`;
     return { file, description, runs: baseline.runs, configs: baseline.configs, update };
   }
-  const { runs, batches } = await readBatch(file);
+  const { runs, batches } = await readBatch(file, undefined, '--baseline');
   const batch = batches[0];
   const description = batch ? `batch ${batch.batchId} (${utcMinute(batch.createdAt)}, ctxbench ${batch.version}): ${batch.command}` : 'latest batch';
   return { file, description, runs: Object.fromEntries(metricsByKey(runs, file)), configs: Object.fromEntries(configsByKey(runs, file)) };

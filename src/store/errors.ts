@@ -16,7 +16,7 @@ export function shortReason(error: unknown): string {
 }
 
 /** Classifies a failure to open `file` as a database; `flag` is the option that named it, if any (hints name it). */
-export function openError(file: string, error: unknown, flag: string | null = '--db'): CtxbenchError {
+export function openError(file: string, error: unknown, flag: string | null = '--db', writer = true): CtxbenchError {
   const message = error instanceof Error ? error.message : String(error);
   if (message.includes('Could not set lock on file')) {
     return new CtxbenchError(
@@ -26,7 +26,7 @@ export function openError(file: string, error: unknown, flag: string | null = '-
   }
   // DuckDB recognizes a SQLite file and asks for its scanner extension, which it may not load (instances.ts).
   if (message.includes('not a valid DuckDB database file') || /extension "[^"]*sqlite_scanner/i.test(message)) {
-    const hint = flag === null ? '' : `; pass a ctxbench results database or a new path as ${flag}`;
+    const hint = flag === null ? '' : `; pass a ctxbench results database${writer ? ' or a new path' : ''} as ${flag}`;
     return new CtxbenchError('STORE_ERROR', `${file}: not a DuckDB database file${hint}`);
   }
   return new CtxbenchError('STORE_ERROR', `${flag === null ? '' : `${flag} `}${file}: cannot open (${shortReason(error)})`);

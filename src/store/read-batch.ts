@@ -14,9 +14,9 @@ export interface StoredRuns {
   readonly calibration: CalibrationRecord[];
 }
 
-/** The runs of `batch` (a batch id, "all", or the latest when undefined) in the results database `db`. */
-export async function readBatch(db: string, batch?: string): Promise<StoredRuns> {
-  const store = await ResultStore.openExisting(db);
+/** The runs of `batch` (a batch id, "all", or the latest when undefined) in the results database `db`, which `flag` names. */
+export async function readBatch(db: string, batch?: string, flag = '--db'): Promise<StoredRuns> {
+  const store = await ResultStore.openExisting(db, flag);
   try {
     const batchId = await store.batchNamed(batch);
     const runs = batch !== 'all' && batchId === undefined ? [] : await store.loadRuns(batchId === undefined ? {} : { batchId });

@@ -458,6 +458,8 @@ describe('ResultStore open errors', () => {
     expect(error.message).toBe(
       `${file}: not a DuckDB database file; pass a ctxbench results database or a new path as --db`,
     );
+    // A reader takes no new path, and names the flag it was given the file by.
+    expect((await storeError(ResultStore.openExisting(file, '--baseline'))).message).toBe(`${file}: not a DuckDB database file; pass a ctxbench results database as --baseline`);
   });
 
   it('regression: refuses a SQLite file in one line, without DuckDB fetching a scanner extension from the internet', async () => {
@@ -467,7 +469,7 @@ describe('ResultStore open errors', () => {
     writeFileSync(file, header);
     const error = await storeError(ResultStore.openExisting(file));
     // With auto-install on, the message is DuckDB's "failed to download extension ... from http://extensions.duckdb.org".
-    expect(error.message).toBe(`${file}: not a DuckDB database file; pass a ctxbench results database or a new path as --db`);
+    expect(error.message).toBe(`${file}: not a DuckDB database file; pass a ctxbench results database as --db`);
   });
 
   it('opens every database with extension auto-install and auto-load off', async () => {

@@ -81,14 +81,14 @@ export class ResultStore {
     return ResultStore.connect(shown, path, true, options.gatherMs ?? GATHER_MS, flag);
   }
 
-  /** Opens an existing results database for reading; never creates one. */
-  static async openExisting(file: string): Promise<ResultStore> {
+  /** Opens an existing results database for reading; never creates one. `flag`: the one errors name (--db, --baseline). */
+  static async openExisting(file: string, flag = '--db'): Promise<ResultStore> {
     const path = resolve(file);
     if (!existsSync(path)) throw new CtxbenchError('STORE_ERROR', `${file}: no such results database`);
     if (statSync(path).isFile() && statSync(path).size === 0) {
       throw new CtxbenchError('STORE_ERROR', `${file}: an empty file, not a results database; run \`bench run --db ${file}\` first`);
     }
-    return ResultStore.connect(file, path, false, GATHER_MS);
+    return ResultStore.connect(file, path, false, GATHER_MS, flag);
   }
 
   private static async connect(file: string, path: string, createSchema: boolean, gatherMs: number, flag = '--db'): Promise<ResultStore> {
@@ -100,7 +100,7 @@ export class ResultStore {
         throw error;
       });
     } catch (error) {
-      throw openError(file, error, flag);
+      throw openError(file, error, flag, createSchema);
     }
     const store = new ResultStore(file, path, connection, gatherMs);
     try {
@@ -108,7 +108,7 @@ export class ResultStore {
       return store;
     } catch (error) {
       await store.close();
-      throw error instanceof CtxbenchError ? error : openError(file, error, flag);
+      throw error instanceof CtxbenchError ? error : openError(file, error, flag, createSchema);
     }
   }
 
