@@ -94,6 +94,11 @@ describe('mergeDatabases', () => {
     const text = join(dir, 'text.duckdb');
     writeFileSync(text, 'not a database\n'.repeat(300));
     expect((await rejection(mergeDatabases([good, text], output))).message).toBe(`${text}: not a DuckDB database file`);
+    // Whatever its name says: DuckDB went by a .json name ('cannot launch in-memory database in read-only mode!').
+    const json = join(dir, 'runs.json');
+    writeFileSync(json, '{"runs": []}\n');
+    expect((await rejection(mergeDatabases([good, json], output))).message).toBe(`${json}: not a DuckDB database file`);
+    expect((await rejection(mergeDatabases([good], json))).message).toBe(`${json}: not a DuckDB database file`);
     const older = await shardFile('older.duckdb', []);
     const writer = await ResultStore.open(older); // a reader opens read-only
     await writer.use('alter', (c) => c.run('ALTER TABLE batches DROP COLUMN matrix_fingerprint'));

@@ -69,7 +69,8 @@ async function copySources(connection: DuckDBConnection, sources: readonly strin
   const aliases = sources.map((_, i) => `source${i}`);
   for (const [i, file] of sources.entries()) {
     try {
-      await connection.run(`ATTACH ${sqlString(resolve(file))} AS ${aliases[i]} (READ_ONLY)`);
+      // TYPE duckdb: DuckDB would otherwise go by the name (`x.json`: 'cannot launch in-memory database').
+      await connection.run(`ATTACH ${sqlString(resolve(file))} AS ${aliases[i]} (TYPE duckdb, READ_ONLY)`);
     } catch (error) {
       throw openError(file, error, null);
     }
