@@ -58,7 +58,7 @@ describe('bench verify', () => {
 
   it('bad input: one line, exit 1', () => {
     expectOneLineError(bench(['verify', 'no-such-strategy']), /^bench: verify no-such-strategy: unknown strategy \(strategies: raw, masking, .*; or a strategy file, .\/my-strategy.ts\)\n$/);
-    expectOneLineError(bench(['verify', './missing.ts']), /^bench: --strategy \.\/missing\.ts: no such file\n$/);
+    expectOneLineError(bench(['verify', './missing.ts']), /^bench: verify \.\/missing\.ts: no such file\n$/);
     expectOneLineError(bench(['verify', 'masking', '--runs', '0']), /^bench: --runs 0: expected a whole number from 1 to 100000\n$/);
     expectOneLineError(bench(['verify', 'masking', '--param', 'nope=1']), /nope/);
   });

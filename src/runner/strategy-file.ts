@@ -42,10 +42,13 @@ export function isStrategyPath(value: string): boolean {
 /** The first 12 hex characters of the sha256 of `source`: enough to tell two versions of a file apart. */
 export const sourceDigest = (source: string | Buffer): string => createHash('sha256').update(source).digest('hex').slice(0, 12);
 
-/** Reads, digests and imports the strategy file `given` (relative to `cwd`). Every failure is one line naming the file. */
-export async function loadStrategyFile(given: string, cwd = process.cwd()): Promise<LoadedStrategyFile> {
+/**
+ * Reads, digests and imports the strategy file `given` (relative to `cwd`). Every failure is one line
+ * naming the file as it was given: `label` (default `--strategy <given>`; `bench verify`'s is its argument).
+ */
+export async function loadStrategyFile(given: string, cwd = process.cwd(), label = `--strategy ${given}`): Promise<LoadedStrategyFile> {
   const absolute = path.resolve(cwd, given);
-  const fail = (problem: string): CtxbenchError => new CtxbenchError('STRATEGY_INVALID', `--strategy ${given}: ${problem}`);
+  const fail = (problem: string): CtxbenchError => new CtxbenchError('STRATEGY_INVALID', `${label}: ${problem}`);
   if (!EXTENSIONS.some((ext) => absolute.endsWith(ext))) throw fail(`not a strategy file (expected ${EXTENSIONS.join(', ')})`);
   let source: Buffer;
   try {

@@ -32,7 +32,7 @@ const CLIP = 60;
 /** A built-in strategy or preset by name, or a strategy file (with the file, for the worker thread to load again). */
 async function selectionOf(given: string): Promise<Selection & { readonly file?: StrategyFile }> {
   if (isStrategyPath(given)) {
-    const loaded = await loadStrategyFile(given);
+    const loaded = await loadStrategyFile(given, undefined, `verify ${given}`);
     return { name: given, strategy: loaded.strategy, file: loaded.file };
   }
   if (PRESETS[given]) return select([], [given])[0]!;
