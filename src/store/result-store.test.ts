@@ -520,7 +520,10 @@ describe('ResultStore open errors', () => {
     const reader = await ResultStore.openExisting(file);
     expect((await reader.loadRuns()).map((r) => r.runId)).toEqual(['r1']);
     await expect(reader.use('write', (c) => c.run('CREATE TABLE t (x INTEGER)'))).rejects.toThrow(/read-only/);
+    // A writer in the same process meanwhile is refused in one line, not handed the read-only instance.
+    expect((await storeError(ResultStore.open(file))).message).toBe(`${file}: open for reading in this process; it cannot be written until that ends`);
     await reader.close();
+    await (await ResultStore.open(file)).close();
     expect(readFileSync(file).equals(before)).toBe(true);
   });
 

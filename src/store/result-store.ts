@@ -100,7 +100,7 @@ export class ResultStore {
         throw error;
       });
     } catch (error) {
-      throw openError(file, error, flag, createSchema);
+      throw error instanceof CtxbenchError ? error : openError(file, error, flag, createSchema);
     }
     const store = new ResultStore(file, path, connection, gatherMs);
     try {
