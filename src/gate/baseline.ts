@@ -4,6 +4,7 @@
  * give the same bytes, except the top-level `created` field, which `bench check` ignores.
  */
 import { CtxbenchError } from '../core/errors.js';
+import { withoutByteOrderMark } from '../core/text-file.js';
 import type { FileKind } from '../core/output-file.js';
 import { runLabel } from '../core/run-names.js';
 import { RUN_STATUSES, type RunResult } from '../core/run-records.js';
@@ -93,7 +94,7 @@ export function parseBaseline(text: string, file: string): Baseline {
   const bad = (problem: string): CtxbenchError => new CtxbenchError('BASELINE_INVALID', `${file}: ${problem}`);
   let data: unknown;
   try {
-    data = JSON.parse(text);
+    data = JSON.parse(withoutByteOrderMark(text));
   } catch (error) {
     throw bad(`not valid JSON (${(error as Error).message.split('\n')[0]})`);
   }

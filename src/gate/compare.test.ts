@@ -373,6 +373,7 @@ describe('baseline file', () => {
   it('round-trips, each run’s configuration first', () => {
     const text = serializeBaseline(baseline);
     expect(parseBaseline(text, 'b.json')).toEqual(baseline);
+    expect(parseBaseline(`\uFEFF${text}`, 'b.json')).toEqual(baseline); // saved with a byte order mark
     expect(Object.keys(JSON.parse(text).runs['raw|a'])).toEqual(['config', 'status', 'steps', 'inputTokens', 'outputTokens', 'overheadTokens', 'cachedInputTokens', 'peakContextPct', 'probesPassed', 'probesTotal', 'referencePresent', 'referenceTotal', 'rereads', 'rereadInputTokens', 'costUsd']);
   });
 

@@ -43,6 +43,7 @@ describe('tolerance file', () => {
     const json = parseToleranceFile(JSON.stringify({ strategies: { 'raw': { costUsd: 'rel:0.1' } } }), 't.json');
     expect(json).toEqual({ defaults: {}, strategies: [{ pattern: 'raw', tolerances: { costUsd: { kind: 'rel', value: 0.1 } } }] });
     expect(parseToleranceFile('', 't.yaml')).toEqual({ defaults: {}, strategies: [] });
+    expect(parseToleranceFile(`\uFEFF${YAML}`, 'ctxbench.tolerances.yaml')).toEqual(file); // saved with a byte order mark
   });
 
   it('rejects a malformed file with one line naming the file and field', () => {

@@ -5,6 +5,7 @@
 import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
 import { CtxbenchError } from '../core/errors.js';
+import { withoutByteOrderMark } from '../core/text-file.js';
 import { DEFAULT_TOLERANCES, NUMERIC_METRICS, type NumericMetric, type Tolerance, type Tolerances } from '../metrics/run-metrics.js';
 
 /** The tolerances of the runs of one strategy label (a strategy or preset, a sweep's setting in brackets). */
@@ -70,7 +71,7 @@ export function parseToleranceFile(text: string, file: string): ToleranceFile {
   const json = /\.json$/i.test(file);
   let data: unknown;
   try {
-    data = json ? JSON.parse(text) : parseYaml(text);
+    data = json ? JSON.parse(withoutByteOrderMark(text)) : parseYaml(withoutByteOrderMark(text));
   } catch (error) {
     throw bad(`not valid ${json ? 'JSON' : 'YAML'} (${(error as Error).message.split('\n')[0]})`);
   }

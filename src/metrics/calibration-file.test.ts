@@ -9,6 +9,7 @@ describe('calibration files', () => {
     const written = calibrationFileText(BUILT_IN_CALIBRATIONS);
     expect(written.startsWith('{\n  "ctxbenchCalibration": 1,\n  "calibrations": [')).toBe(true);
     expect(parseCalibrationFile(written, 'c.json')).toEqual(BUILT_IN_CALIBRATIONS);
+    expect(parseCalibrationFile(`\uFEFF${written}`, 'c.json')).toEqual(BUILT_IN_CALIBRATIONS); // saved with a byte order mark
   });
 
   it('takes a hand-written factor alone: no overhead is 0, what it was fitted on is optional', () => {

@@ -8,6 +8,7 @@
  */
 import { z } from 'zod';
 import { CtxbenchError } from '../core/errors.js';
+import { withoutByteOrderMark } from '../core/text-file.js';
 import type { FileKind } from '../core/output-file.js';
 import { ENCODINGS } from '../core/tokens.js';
 import { describeIssue } from '../core/zod-issue.js';
@@ -51,7 +52,7 @@ const invalid = (file: string, problem: string): CtxbenchError => new CtxbenchEr
 export function parseCalibrationFile(text: string, file: string): StoredCalibration[] {
   let data: unknown;
   try {
-    data = JSON.parse(text);
+    data = JSON.parse(withoutByteOrderMark(text));
   } catch (error) {
     throw invalid(file, `not valid JSON: ${(error as Error).message}`);
   }

@@ -4,6 +4,7 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { CtxbenchError, scenarioInvalid } from '../core/errors.js';
+import { withoutByteOrderMark } from '../core/text-file.js';
 import { findScenarioFiles, isScenarioFileName, type FoundFile } from './find.js';
 import { IMPORTERS, findImporter } from './importers/index.js';
 import type { CallJoiner, Importer } from './importers/types.js';
@@ -22,8 +23,7 @@ export async function readStructured(file: string): Promise<unknown> {
   } catch (error) {
     throw new CtxbenchError('SCENARIO_NOT_FOUND', `${file}: cannot read (${(error as NodeJS.ErrnoException).code ?? String(error)})`);
   }
-  // A byte order mark (Windows editors write one) is no part of JSON or YAML.
-  if (text.startsWith('\uFEFF')) text = text.slice(1);
+  text = withoutByteOrderMark(text);
   const yaml = /\.ya?ml$/i.test(file);
   const lines = /\.jsonl$/i.test(file);
   try {
