@@ -209,6 +209,23 @@ describe('errors and bad entries', () => {
     });
   }
 
+  for (const [what, extra] of [
+    ['a finish reason that is no text', { finishReason: 7 }],
+    ['a field of its own (it was restored over the response: invalidUsage 5 crashed the run)', { finishReason: 'stop', invalidUsage: 5 }],
+  ] as const) {
+    it(`treats an entry with ${what} as a miss`, async () => {
+      const inner = fakeBackend();
+      const cache = wrap(inner);
+      await cache.complete(REQUEST);
+      const [file] = await entryFiles(dir);
+      const entry = JSON.parse(await readFile(file!, 'utf8'));
+      await writeFile(file!, JSON.stringify({ ...entry, response: { ...entry.response, extra } }));
+      const response = await cache.complete(REQUEST);
+      expect(response.cached).toBeUndefined();
+      expect(inner.calls).toBe(2);
+    });
+  }
+
   describe('usage values in an entry that are no token count (a hand-edited or foreign file)', () => {
     for (const value of [-190, 12.5, 1e300, 'abc', null]) {
       it(`answers with promptTokens ${JSON.stringify(value)} dropped and named, never a crash or a silent re-request`, async () => {

@@ -233,8 +233,8 @@ const entrySchema = z.object({
     usage: z.object({ promptTokens: raw, completionTokens: raw, cachedTokens: raw }),
     usageSource: z.enum(['local', 'provider']),
     invalidUsage: z.array(z.object({ field: z.string(), problem: z.string() })).optional(),
-    /** Any other response field (finishReason, ...), restored as stored. */
-    extra: z.record(z.string(), z.unknown()),
+    /** The response's other fields, restored as stored; an entry with anything else (or a reason that is no text) is a miss. */
+    extra: z.object({ finishReason: z.string().optional() }).strict(),
   }),
 });
 

@@ -125,6 +125,21 @@ describe('ollama backend (real client, local server)', () => {
   describe('tool calls in answers (scripted server)', () => {
     const answer = { model: MODEL, message: { role: 'assistant', content: '', tool_calls: [{ function: { name: 'bash', arguments: { command: 'ls' } } }, { function: { name: 'grep', arguments: { pattern: 'x' } } }] } };
 
+    it.each([false, true])('a field of the wrong type ends in one line naming it, never a crash or garbage stored (stream: %s)', async (stream) => {
+      const done = { model: MODEL, done: true, prompt_eval_count: 40, eval_count: 1 };
+      const bad: [object, string][] = [
+        [{ ...done, message: { role: 'assistant', content: 123 } }, 'message.content is not text (123)'],
+        [{ ...done, message: { role: 'assistant', content: 'ok' }, done_reason: 7 }, 'done_reason is not text (7)'],
+        [{ ...done, message: { role: 'assistant', content: '', tool_calls: [{ function: { name: null, arguments: 42 } }, 'junk'] } }, 'a tool call without a function name ({"function":{"name":null,"arguments":42}})'],
+        [{ ...done, message: { role: 'assistant', content: '', tool_calls: 'junk' } }, 'message.tool_calls is not a list ("junk")'],
+      ];
+      for (const [line, problem] of bad) {
+        const scripted: typeof fetch = async () => new Response(`${JSON.stringify(line)}\n`, { headers: { 'Content-Type': 'application/x-ndjson' } });
+        const b = createOllamaBackend({ host: 'http://127.0.0.1:9', model: MODEL, policy: POLICY, stream, fetch: scripted });
+        await expect(b.complete(AGENT), problem).rejects.toThrow(`Ollama at http://127.0.0.1:9 failed on model '${MODEL}': ${problem}`);
+      }
+    });
+
     it.each([false, true])('stringifies object arguments and numbers parallel calls (stream: %s)', async (stream) => {
       const lines = stream
         ? [answer, { model: MODEL, message: { role: 'assistant', content: '' }, done: true, done_reason: 'stop', prompt_eval_count: 40, eval_count: 12 }]

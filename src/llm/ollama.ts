@@ -26,6 +26,10 @@ import {
   oneLine,
   parseRetryAfter,
   timedFetch,
+  cappedFetch,
+  isTooLarge,
+  MAX_RESPONSE_BYTES,
+  tooLargeError,
   withRetries,
   type Transport,
 } from './retry.js';
@@ -69,7 +73,7 @@ export function createOllamaBackend(settings: OllamaSettings): LiveBackend {
       if (!response.ok) retryAfter = response.headers.get('retry-after');
       return stream && response.ok ? strictNdjson(response) : response;
     };
-    const client = new Ollama({ host: settings.host, fetch: timedFetch(settings.policy.timeoutMs, remembering) });
+    const client = new Ollama({ host: settings.host, fetch: timedFetch(settings.policy.timeoutMs, cappedFetch(MAX_RESPONSE_BYTES, remembering)) });
     try {
       return stream ? await streamed(client, body, replyId) : await whole(client, body, replyId);
     } catch (error) {
@@ -79,6 +83,7 @@ export function createOllamaBackend(settings: OllamaSettings): LiveBackend {
 
   const classify = (error: unknown, retryAfter: string | null): BackendError => {
     if (error instanceof BackendError) return error;
+    if (isTooLarge(error)) return tooLargeError(`Ollama at ${url}`, model);
     const status = responseStatus(error);
     if (status !== undefined) return httpError(status, providerMessage(error), parseRetryAfter(retryAfter));
     if (isTimeout(error)) {
@@ -118,7 +123,7 @@ export function createOllamaBackend(settings: OllamaSettings): LiveBackend {
     priceModel: LOCAL_PRICE_MODEL,
     options: { url, model, stream },
     async preflight(): Promise<ServerInfo> {
-      const client = new Ollama({ host: settings.host, fetch: timedFetch(settings.policy.timeoutMs, settings.fetch ?? fetch) });
+      const client = new Ollama({ host: settings.host, fetch: timedFetch(settings.policy.timeoutMs, cappedFetch(MAX_RESPONSE_BYTES, settings.fetch ?? fetch)) });
       try {
         return { contextLength: contextLengthOf(await client.show({ model })) };
       } catch (error) {
@@ -163,12 +168,31 @@ async function whole(client: Ollama, body: OllamaChatRequest, replyId: string): 
     throw new Error(`an answer without a message: ${oneLine(JSON.stringify(response) ?? 'nothing')}`);
   }
   return {
-    content: response.message.content ?? '',
-    toolCalls: fromOllamaToolCalls(response.message.tool_calls, replyId),
-    doneReason: response.done_reason,
+    content: textOf(response.message.content, 'message.content'),
+    toolCalls: fromOllamaToolCalls(toolCallsOf(response.message.tool_calls), replyId),
+    doneReason: reasonOf(response.done_reason),
     promptEvalCount: response.prompt_eval_count,
     evalCount: response.eval_count,
   };
+}
+
+// What a server sends is checked before it is used: a field of the wrong type ends the run with one
+// line (classify: "failed on model ...") instead of a crash, or garbage stored.
+const shown = (value: unknown): string => oneLine(JSON.stringify(value) ?? String(value));
+function textOf(value: unknown, field: string): string {
+  if (value === undefined || value === null) return '';
+  if (typeof value !== 'string') throw new Error(`${field} is not text (${shown(value)})`);
+  return value;
+}
+const reasonOf = (value: unknown): string | undefined => (value === undefined || value === null ? undefined : textOf(value, 'done_reason'));
+function toolCallsOf(value: unknown): OllamaChatResponse['message']['tool_calls'] {
+  if (value === undefined || value === null) return [];
+  if (!Array.isArray(value)) throw new Error(`message.tool_calls is not a list (${shown(value)})`);
+  for (const call of value as unknown[]) {
+    const fn = typeof call === 'object' && call !== null ? (call as { function?: unknown }).function : undefined;
+    if (typeof fn !== 'object' || fn === null || typeof (fn as { name?: unknown }).name !== 'string') throw new Error(`a tool call without a function name (${shown(call)})`);
+  }
+  return value as OllamaChatResponse['message']['tool_calls'];
 }
 
 /** NDJSON chunks: content and tool calls accumulate; the last chunk (done) carries the counts. */
@@ -177,14 +201,14 @@ async function streamed(client: Ollama, body: OllamaChatRequest, replyId: string
   const calls: NonNullable<OllamaChatResponse['message']['tool_calls']> = [];
   let last: Partial<OllamaChatResponse> | undefined;
   for await (const chunk of await client.chat({ ...body, stream: true })) {
-    content += chunk.message?.content ?? '';
-    calls.push(...(chunk.message?.tool_calls ?? []));
+    content += textOf(chunk.message?.content, 'message.content');
+    calls.push(...(toolCallsOf(chunk.message?.tool_calls) ?? []));
     last = chunk;
   }
   return {
     content,
     toolCalls: fromOllamaToolCalls(calls, replyId),
-    doneReason: last?.done_reason,
+    doneReason: reasonOf(last?.done_reason),
     promptEvalCount: last?.prompt_eval_count,
     evalCount: last?.eval_count,
   };

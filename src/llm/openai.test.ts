@@ -7,7 +7,7 @@ import { createTokenCounter, withTools, type TokenCounter } from '../core/tokens
 import { faultServer, openAiError } from '../../test/helpers/fault-server.js';
 import { startModelServer, type RunningServer, type ServerOptions } from '../server/index.js';
 import { createOpenAiBackend } from './openai.js';
-import { BackendError, type RetryPolicy } from './retry.js';
+import { BackendError, MAX_RESPONSE_BYTES, type RetryPolicy } from './retry.js';
 import { toolNamesOf } from './convert.js';
 import type { ChatRequest } from '../core/backend.js';
 
@@ -144,6 +144,41 @@ describe('openai backend (real client, local server)', () => {
     const sse = (chunks: unknown[]): typeof fetch => async () =>
       new Response([...chunks.map((c) => JSON.stringify(c)), '[DONE]'].map((d) => `data: ${d}\n\n`).join(''), { headers: { 'Content-Type': 'text/event-stream' } });
     const chunk = (delta: object, finish: string | null = null) => ({ id: 'x', object: 'chat.completion.chunk', created: 0, model: MODEL, choices: [{ index: 0, delta, finish_reason: finish }] });
+
+    it('a malformed answer ends in one protocol line naming the field, not retried: never a crash, a stalled CPU or garbage stored', async () => {
+      const bad: [string, unknown[], RegExp][] = [
+        ['finish_reason 7', [chunk({ content: 'ok' }, 7 as never)], /finish_reason is not text \(7\)/],
+        ['content 123', [chunk({ content: 123 }, 'stop')], /delta\.content is not text \(123\)/],
+        ['tool call index 1e9', [chunk({ tool_calls: [{ index: 1e9, id: 't', function: { name: 'x', arguments: '{}' } }] }, 'tool_calls')], /a tool call delta whose index is not 0 to 1023/],
+        ['a null tool call', [chunk({ tool_calls: [null] }, 'tool_calls')], /a tool call delta whose index is not 0 to 1023 \(null\)/],
+        ['no choices', [{ id: 'x', object: 'chat.completion.chunk', created: 0, model: MODEL }], /a stream chunk without a choices list/],
+      ];
+      for (const [what, chunks, rule] of bad) {
+        let requests = 0;
+        const counted: typeof fetch = async (input, init) => (requests++, sse(chunks)(input, init));
+        const b = createOpenAiBackend({ baseUrl: 'http://127.0.0.1:9/v1', apiKey: KEY, model: MODEL, policy: POLICY, fetch: counted });
+        const error = await b.complete(AGENT).then(() => undefined, (e: unknown) => e as BackendError);
+        expect(error, what).toBeInstanceOf(BackendError);
+        expect(error!.message, what).toMatch(new RegExp(`^http://127\\.0\\.0\\.1:9/v1 sent a malformed answer for model '${MODEL}': ${rule.source}`));
+        expect(requests, what).toBe(1);
+      }
+    });
+
+    it('an answer over MAX_RESPONSE_BYTES is cut off at that size with one line (a 100 MB event took minutes of CPU)', async () => {
+      const huge: typeof fetch = async () => {
+        const event = new TextEncoder().encode(`data: ${JSON.stringify(chunk({ content: 'a'.repeat(2 ** 20) }))}\n\n`);
+        let sent = 0;
+        const body = new ReadableStream<Uint8Array>({
+          pull(controller) {
+            if (sent++ < 100) controller.enqueue(event);
+            else controller.close();
+          },
+        });
+        return new Response(body, { headers: { 'Content-Type': 'text/event-stream' } });
+      };
+      const b = createOpenAiBackend({ baseUrl: 'http://127.0.0.1:9/v1', apiKey: KEY, model: MODEL, policy: POLICY, fetch: huge });
+      await expect(b.complete(AGENT)).rejects.toThrow(`http://127.0.0.1:9/v1 sent an answer of more than ${MAX_RESPONSE_BYTES / 2 ** 20} MiB for model '${MODEL}'`);
+    });
 
     it('assembles parallel calls from deltas: ids, names once, arguments split across chunks', async () => {
       const scripted = sse([

@@ -28,6 +28,10 @@ import {
   oneLine,
   parseRetryAfter,
   timedFetch,
+  cappedFetch,
+  isTooLarge,
+  MAX_RESPONSE_BYTES,
+  tooLargeError,
   withRetries,
   type Transport,
 } from './retry.js';
@@ -53,6 +57,9 @@ interface Answer {
 
 type Body = Omit<ChatCompletionCreateParamsBase, 'stream' | 'stream_options'>;
 
+/** Parallel tool calls one answer may hold: a stream's call index past it is malformed. */
+const MAX_TOOL_CALLS = 1024;
+
 export function createOpenAiBackend(settings: OpenAiSettings): LiveBackend {
   const url = displayUrl(settings.baseUrl);
   const { model, apiKey } = settings;
@@ -63,7 +70,7 @@ export function createOpenAiBackend(settings: OpenAiSettings): LiveBackend {
     baseURL: settings.baseUrl,
     maxRetries: 0,
     timeout: settings.policy.timeoutMs,
-    fetch: timedFetch(settings.policy.timeoutMs, settings.fetch ?? fetch),
+    fetch: timedFetch(settings.policy.timeoutMs, cappedFetch(MAX_RESPONSE_BYTES, settings.fetch ?? fetch)),
     // The client logs unparsable stream chunks itself; the BackendError says it in one line.
     logLevel: 'off',
   });
@@ -71,6 +78,23 @@ export function createOpenAiBackend(settings: OpenAiSettings): LiveBackend {
 
   const cutOff = (detail: string): BackendError =>
     new BackendError('protocol', `the answer of ${url} was cut off (model '${model}': ${detail})`, { retryable: true });
+  /** An answer the client parsed but that is not a chat completion: the run ends on it, in one line, never a crash or a store of garbage. */
+  const malformed = (what: string): BackendError => new BackendError('protocol', `${url} sent a malformed answer for model '${model}': ${what}`);
+  const text = (value: unknown, field: string): string => {
+    if (value === undefined || value === null) return '';
+    if (typeof value !== 'string') throw malformed(`${field} is not text (${oneLine(JSON.stringify(value) ?? String(value), apiKey)})`);
+    return value;
+  };
+  const reason = (value: unknown, field: string): string | undefined => (value === undefined || value === null ? undefined : text(value, field));
+  const checkedToolCalls = <T>(value: T | null | undefined): T | null | undefined => {
+    if (value === undefined || value === null) return value;
+    if (!Array.isArray(value)) throw malformed('message.tool_calls is not a list');
+    for (const call of value as unknown[]) {
+      const fn = typeof call === 'object' && call !== null ? (call as { function?: { name?: unknown; arguments?: unknown } }).function : undefined;
+      if (typeof fn?.name !== 'string' || typeof fn.arguments !== 'string') throw malformed(`a tool call without a function name and arguments (${oneLine(JSON.stringify(call) ?? 'none', apiKey)})`);
+    }
+    return value;
+  };
 
   const streamed = async (body: Body, replyId: string): Promise<Answer> => {
     const chunks = await client.chat.completions.create({ ...body, stream: true, stream_options: { include_usage: true } });
@@ -79,18 +103,28 @@ export function createOpenAiBackend(settings: OpenAiSettings): LiveBackend {
     let finishReason: string | undefined;
     let usage: CheckedUsage = { usage: {}, invalid: [] };
     for await (const chunk of chunks) {
+      if (typeof chunk !== 'object' || chunk === null || !Array.isArray(chunk.choices)) throw malformed('a stream chunk without a choices list');
       if (chunk.usage) usage = usageOf(chunk.usage);
-      const choice = chunk.choices[0]; // the usage chunk has none
-      if (!choice) continue;
-      content += choice.delta.content ?? '';
-      for (const delta of choice.delta.tool_calls ?? []) {
-        const call = (calls[delta.index] ??= { id: '', name: '', arguments: '' });
-        if (delta.id) call.id = delta.id;
+      const choice: unknown = chunk.choices[0]; // the usage chunk has none
+      if (choice === undefined) continue;
+      if (typeof choice !== 'object' || choice === null) throw malformed('a choice that is no object');
+      const { delta = {}, finish_reason } = choice as { delta?: { content?: unknown; tool_calls?: unknown }; finish_reason?: unknown };
+      content += text(delta.content, 'delta.content');
+      if (delta.tool_calls !== undefined && delta.tool_calls !== null && !Array.isArray(delta.tool_calls)) throw malformed('delta.tool_calls is not a list');
+      for (const part of (delta.tool_calls ?? []) as unknown[]) {
+        const { index, id, function: fn } = (typeof part === 'object' && part !== null ? part : {}) as { index?: unknown; id?: unknown; function?: { name?: unknown; arguments?: unknown } };
+        // An index is a call's place among at most a few parallel calls: past MAX_TOOL_CALLS it would
+        // make a sparse list of that length.
+        if (!Number.isInteger(index) || (index as number) < 0 || (index as number) >= MAX_TOOL_CALLS) throw malformed(`a tool call delta whose index is not 0 to ${MAX_TOOL_CALLS - 1} (${oneLine(JSON.stringify(part) ?? 'none', apiKey)})`);
+        const call = (calls[index as number] ??= { id: '', name: '', arguments: '' });
+        const callId = text(id, 'tool_calls[].id');
+        if (callId) call.id = callId;
         // The name comes whole in the call's first delta; some servers repeat it.
-        if (delta.function?.name && !call.name) call.name = delta.function.name;
-        call.arguments += delta.function?.arguments ?? '';
+        const name = text(fn?.name, 'tool_calls[].function.name');
+        if (name && !call.name) call.name = name;
+        call.arguments += text(fn?.arguments, 'tool_calls[].function.arguments');
       }
-      finishReason = choice.finish_reason ?? finishReason;
+      finishReason = reason(finish_reason, 'finish_reason') ?? finishReason;
     }
     if (finishReason === undefined) throw cutOff('the stream ended without a finish_reason');
     const toolCalls = calls.filter(Boolean).map((c, index) => ({ ...c, id: c.id || `${replyId}:call:${index}` }));
@@ -99,18 +133,20 @@ export function createOpenAiBackend(settings: OpenAiSettings): LiveBackend {
 
   const whole = async (body: Body): Promise<Answer> => {
     const completion = await client.chat.completions.create({ ...body, stream: false });
-    const choice = completion.choices?.[0];
+    const choice = Array.isArray(completion?.choices) ? completion.choices[0] : undefined;
     if (!choice) throw new BackendError('protocol', `${url} answered without a choice (model '${model}')`);
+    if (typeof choice.message !== 'object' || choice.message === null) throw malformed('a choice without a message');
     return {
-      content: choice.message.content ?? '',
-      toolCalls: fromOpenAiToolCalls(choice.message.tool_calls),
-      finishReason: choice.finish_reason ?? undefined,
+      content: text(choice.message.content, 'message.content'),
+      toolCalls: fromOpenAiToolCalls(checkedToolCalls(choice.message.tool_calls)),
+      finishReason: reason(choice.finish_reason, 'finish_reason'),
       usage: usageOf(completion.usage),
     };
   };
 
   const classify = (error: unknown): BackendError => {
     if (error instanceof BackendError) return error;
+    if (isTooLarge(error)) return tooLargeError(url, model);
     if (error instanceof APIConnectionTimeoutError || isTimeout(error)) {
       const limit = isHeadersTimeout(error) ? "300 s (Node's fetch limit on waiting for response headers)" : `${settings.policy.timeoutMs / 1000} s`;
       return new BackendError('timeout', `${url} did not answer within ${limit} (model '${model}'); raise the request timeout`);

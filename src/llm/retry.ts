@@ -116,6 +116,49 @@ export function timedFetch(timeoutMs: number, base: typeof fetch = fetch): typeo
   };
 }
 
+/**
+ * The most bytes one response body may hold: 8 MiB, over 2 million tokens of text, far past any
+ * model's output. A server that sends more is broken, and a single stream event of tens of MB takes
+ * the clients' parsers minutes of CPU, which no timeout or signal can interrupt.
+ */
+export const MAX_RESPONSE_BYTES = 8 * 2 ** 20;
+
+/** What a capped fetch's body fails with past its limit. */
+export class ResponseTooLarge extends Error {
+  constructor(readonly limit: number) {
+    super(`the answer passed ${limit / 2 ** 20} MiB`);
+    this.name = 'ResponseTooLarge';
+  }
+}
+
+/** A fetch whose response body fails with ResponseTooLarge once it has passed `maxBytes`. */
+export function cappedFetch(maxBytes: number, base: typeof fetch = fetch): typeof fetch {
+  return async (input, init) => {
+    const response = await base(input, init);
+    if (!response.body) return response;
+    let bytes = 0;
+    const body = response.body.pipeThrough(
+      new TransformStream<Uint8Array, Uint8Array>({
+        transform(chunk, controller) {
+          bytes += chunk.byteLength;
+          if (bytes > maxBytes) controller.error(new ResponseTooLarge(maxBytes));
+          else controller.enqueue(chunk);
+        },
+      }),
+    );
+    return new Response(body, { status: response.status, statusText: response.statusText, headers: response.headers });
+  };
+}
+
+/** Whether `error` or one of its causes is a capped fetch's ResponseTooLarge (the clients wrap what the body throws). */
+export function isTooLarge(error: unknown): boolean {
+  return causeChain(error).some((e) => e instanceof ResponseTooLarge || field(e, 'name') === 'ResponseTooLarge');
+}
+
+/** The one line a response over MAX_RESPONSE_BYTES ends its run with. */
+export const tooLargeError = (server: string, model: string): BackendError =>
+  new BackendError('protocol', `${server} sent an answer of more than ${MAX_RESPONSE_BYTES / 2 ** 20} MiB for model '${model}' (ctxbench reads at most that: no model writes so much)`);
+
 /** Errors and their causes, outermost first (fetch wraps the socket error in `cause`). */
 function causeChain(error: unknown): unknown[] {
   const chain: unknown[] = [];
