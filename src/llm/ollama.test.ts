@@ -125,6 +125,12 @@ describe('ollama backend (real client, local server)', () => {
   describe('tool calls in answers (scripted server)', () => {
     const answer = { model: MODEL, message: { role: 'assistant', content: '', tool_calls: [{ function: { name: 'bash', arguments: { command: 'ls' } } }, { function: { name: 'grep', arguments: { pattern: 'x' } } }] } };
 
+    it('an error answer in the OpenAI shape ({"error": {"message": ...}}) says its message, not [object Object]', async () => {
+      const refusing: typeof fetch = async () => Response.json({ error: { message: 'bad key', type: 'auth' } }, { status: 401 });
+      const b = createOllamaBackend({ host: 'http://127.0.0.1:9', model: MODEL, policy: POLICY, fetch: refusing });
+      await expect(b.complete(AGENT)).rejects.toThrow(`Ollama at http://127.0.0.1:9 answered 401 for model '${MODEL}': bad key`);
+    });
+
     it.each([false, true])('a field of the wrong type ends in one line naming it, never a crash or garbage stored (stream: %s)', async (stream) => {
       const done = { model: MODEL, done: true, prompt_eval_count: 40, eval_count: 1 };
       const bad: [object, string][] = [

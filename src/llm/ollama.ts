@@ -67,7 +67,7 @@ export function createOllamaBackend(settings: OllamaSettings): LiveBackend {
   /** One attempt with a fresh client: ollama-js keeps no per-request state we could read back. */
   const attempt = async (body: OllamaChatRequest, replyId: string): Promise<Answer> => {
     let retryAfter: string | null = null;
-    const base = settings.fetch ?? fetch;
+    const base = readableErrors(settings.fetch ?? fetch);
     const remembering: typeof fetch = async (input, init) => {
       const response = await base(input, init);
       if (!response.ok) retryAfter = response.headers.get('retry-after');
@@ -123,7 +123,7 @@ export function createOllamaBackend(settings: OllamaSettings): LiveBackend {
     priceModel: LOCAL_PRICE_MODEL,
     options: { url, model, stream },
     async preflight(): Promise<ServerInfo> {
-      const client = new Ollama({ host: settings.host, fetch: timedFetch(settings.policy.timeoutMs, cappedFetch(MAX_RESPONSE_BYTES, settings.fetch ?? fetch)) });
+      const client = new Ollama({ host: settings.host, fetch: timedFetch(settings.policy.timeoutMs, cappedFetch(MAX_RESPONSE_BYTES, readableErrors(settings.fetch ?? fetch))) });
       try {
         return { contextLength: contextLengthOf(await client.show({ model })) };
       } catch (error) {
@@ -248,6 +248,31 @@ function contextLengthOf(show: ShowResponse): number | undefined {
   const architecture = info?.['general.architecture'];
   const length = typeof architecture === 'string' ? info?.[`${architecture}.context_length`] : undefined;
   return isTokenCount(length) ? length : undefined;
+}
+
+/**
+ * An error answer whose JSON `error` is an object (`{"error": {"message": "bad key"}}`, the OpenAI
+ * shape some proxies send) with that error as text: ollama-js makes its message of `error` as it is,
+ * which printed "[object Object]".
+ */
+function readableErrors(base: typeof fetch): typeof fetch {
+  return async (input, init) => {
+    const response = await base(input, init);
+    if (response.ok || !response.headers.get('content-type')?.includes('application/json')) return response;
+    const text = await response.text();
+    let error: unknown;
+    try {
+      error = (JSON.parse(text) as { error?: unknown } | null)?.error;
+    } catch {
+      // Not JSON after all: ollama-js says so itself.
+    }
+    const message = typeof error === 'object' && error !== null ? ((error as { message?: unknown }).message ?? JSON.stringify(error)) : undefined;
+    const body = typeof message === 'string' ? JSON.stringify({ error: message }) : text;
+    const headers = new Headers(response.headers);
+    headers.delete('content-length'); // of the body as it came
+    headers.delete('content-encoding');
+    return new Response(body, { status: response.status, statusText: response.statusText, headers });
+  };
 }
 
 /** ollama-js throws ResponseError (not exported) with the HTTP status in status_code. */
