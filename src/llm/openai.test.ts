@@ -180,6 +180,27 @@ describe('openai backend (real client, local server)', () => {
       await expect(b.complete(AGENT)).rejects.toThrow(`http://127.0.0.1:9/v1 sent an answer of more than ${MAX_RESPONSE_BYTES / 2 ** 20} MiB for model '${MODEL}'`);
     });
 
+    it('a server that ignores stream: true and answers a whole completion (JSON) gives the same answer as its stream would', async () => {
+      let streamAsked = false;
+      const whole: typeof fetch = async (_input, init) => {
+        streamAsked = JSON.parse(String(init?.body)).stream === true;
+        return Response.json({
+          id: 'c',
+          object: 'chat.completion',
+          created: 0,
+          model: MODEL,
+          choices: [{ index: 0, message: { role: 'assistant', content: 'Listing.', tool_calls: [{ id: 'call_a', type: 'function', function: { name: 'bash', arguments: '{"command":"ls"}' } }] }, finish_reason: 'tool_calls' }],
+          usage: { prompt_tokens: 50, completion_tokens: 20, total_tokens: 70 },
+        });
+      };
+      const response = await createOpenAiBackend({ baseUrl: 'http://127.0.0.1:9/v1', apiKey: KEY, model: MODEL, policy: POLICY, fetch: whole }).complete(AGENT);
+      expect(streamAsked).toBe(true);
+      expect(response.message.content).toBe('Listing.');
+      expect(response.message.toolCalls).toEqual([{ id: 'call_a', name: 'bash', arguments: '{"command":"ls"}' }]);
+      expect(response.finishReason).toBe('tool_calls');
+      expect(response.usage).toEqual({ promptTokens: 50, completionTokens: 20 });
+    });
+
     it('assembles parallel calls from deltas: ids, names once, arguments split across chunks', async () => {
       const scripted = sse([
         chunk({ role: 'assistant', content: null, tool_calls: [{ index: 0, id: 'call_a', type: 'function', function: { name: 'bash', arguments: '' } }] }),

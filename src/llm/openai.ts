@@ -70,7 +70,7 @@ export function createOpenAiBackend(settings: OpenAiSettings): LiveBackend {
     baseURL: settings.baseUrl,
     maxRetries: 0,
     timeout: settings.policy.timeoutMs,
-    fetch: timedFetch(settings.policy.timeoutMs, cappedFetch(MAX_RESPONSE_BYTES, settings.fetch ?? fetch)),
+    fetch: timedFetch(settings.policy.timeoutMs, cappedFetch(MAX_RESPONSE_BYTES, streamedAlways(settings.fetch ?? fetch))),
     // The client logs unparsable stream chunks itself; the BackendError says it in one line.
     logLevel: 'off',
   });
@@ -266,4 +266,38 @@ function providerMessage(error: APIError, secret: string): string {
   const body = error.error as { message?: unknown } | undefined;
   const text = typeof body?.message === 'string' ? body.message : error.message.replace(/^\d{3}\s*/, '');
   return oneLine(text, secret) || 'no message';
+}
+
+/**
+ * A server that ignores `stream: true` and answers a whole completion (application/json): the same
+ * answer as the stream it would have sent (one chunk with the message as its delta, then the usage),
+ * where the client read no event and the answer counted as cut off, retried, then failed.
+ */
+function streamedAlways(base: typeof fetch): typeof fetch {
+  return async (input, init) => {
+    const response = await base(input, init);
+    const asked = typeof init?.body === 'string' && init.body.includes('"stream":true');
+    if (!asked || !response.ok || !response.headers.get('content-type')?.includes('application/json')) return response;
+    const text = await response.text();
+    let completion: { choices?: unknown; usage?: unknown } | null;
+    try {
+      completion = JSON.parse(text) as typeof completion;
+    } catch {
+      return new Response(text, { status: response.status, headers: { 'content-type': 'text/plain' } }); // the client says it is no stream
+    }
+    // Anything that is no list of choices goes on as it came: the stream's checks name it.
+    const asChunks = Array.isArray(completion?.choices) ? (completion.choices as unknown[]).map(chunkChoice) : completion?.choices;
+    const events = [{ ...completion, object: 'chat.completion.chunk', choices: asChunks, usage: undefined }, ...(completion?.usage ? [{ ...completion, choices: [], usage: completion.usage }] : [])];
+    const body = [...events.map((e) => JSON.stringify(e)), '[DONE]'].map((data) => `data: ${data}\n\n`).join('');
+    return new Response(body, { status: response.status, statusText: response.statusText, headers: { 'content-type': 'text/event-stream' } });
+  };
+}
+
+/** A whole completion's choice as a stream chunk's: its message as the delta, each tool call with its index. */
+function chunkChoice(choice: unknown, index: number): unknown {
+  if (typeof choice !== 'object' || choice === null) return choice;
+  const { message, finish_reason } = choice as { message?: unknown; finish_reason?: unknown };
+  const calls = typeof message === 'object' && message !== null ? (message as { tool_calls?: unknown }).tool_calls : undefined;
+  const indexed = Array.isArray(calls) ? { tool_calls: calls.map((call: unknown, i: number) => (typeof call === 'object' && call !== null ? { index: i, ...call } : call)) } : {};
+  return { index, delta: typeof message === 'object' && message !== null ? { ...message, ...indexed } : message, finish_reason };
 }
