@@ -1,3 +1,5 @@
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { userMessage } from '../core/messages.js';
 import { createOllamaBackend } from './ollama.js';
@@ -143,6 +145,17 @@ describe('retry', () => {
       expect(connectionFailure(new TypeError('fetch failed', { cause: Object.assign(new Error('other side closed'), { code: 'UND_ERR_SOCKET' }) }))).toBe('connection closed by the server');
       expect(connectionFailure(new TypeError('terminated', { cause: Object.assign(new Error('other side closed'), { code: 'UND_ERR_SOCKET' }) }))).toBe('connection closed mid-response');
       expect(connectionFailure(new SyntaxError('Unexpected end of JSON input'))).toBeUndefined();
+    });
+
+    it("says fetch's own reason when there is no socket code (it said only 'fetch failed')", async () => {
+      const server = createServer((request, response) => response.writeHead(307, { location: request.url }).end());
+      await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+      const { port } = server.address() as AddressInfo;
+      const failure = await fetch(`http://127.0.0.1:${port}/api/chat`).then(() => undefined, (error: unknown) => error);
+      server.close();
+      expect(connectionFailure(failure)).toBe('redirect count exceeded');
+      expect(connectionFailure(await fetch('http://127.0.0.1:9/').then(() => undefined, (error: unknown) => error))).toBe('bad port');
+      expect(connectionFailure(new TypeError('fetch failed'))).toBe('fetch failed');
     });
 
     it("treats Node's 300 s header timeout as a timeout", () => {

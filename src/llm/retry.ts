@@ -212,8 +212,10 @@ export function connectionFailure(error: unknown): string | undefined {
     const described = CONNECTION_CODES[field(e, 'code')];
     if (described) return described;
   }
-  if (chain.some((e) => field(e, 'name') === 'TypeError' && field(e, 'message') === 'fetch failed')) return 'fetch failed';
-  return undefined;
+  if (!chain.some((e) => field(e, 'name') === 'TypeError' && field(e, 'message') === 'fetch failed')) return undefined;
+  // fetch's own reason when it has no socket code: "redirect count exceeded", "bad port" (a port
+  // browsers block, which Node's fetch blocks too).
+  return field(chain.at(-1), 'message') || 'fetch failed';
 }
 
 /** A URL safe to print: without user:password (keys never appear in messages). */
