@@ -14,7 +14,7 @@ import { CtxbenchError } from '../core/errors.js';
 import { assistantMessage, systemMessage, toolMessage, userMessage, type Message, type ToolCall } from '../core/messages.js';
 import type { OffloadStore } from '../core/offload-store.js';
 import type { Params } from '../core/params.js';
-import { createCompactionRun, type CompactionSettings } from './compaction-run.js';
+import { createCompactionRun, type CompactionSettings, checkedOptions, inTurn, optionalFunction } from './compaction-run.js';
 import { createHistoryReader, fateOf, type ReadHistory, type ReadMessage } from './history.js';
 
 export interface AiSdkCompactionOptions<P extends Params = Params> extends CompactionSettings<P> {
@@ -171,26 +171,29 @@ function toModelMessages(history: ReadHistory<ModelMessage>, context: readonly M
  * naming the message or the strategy and step; a strategy that stops the run throws CompactionStopped.
  */
 export function compactSteps<P extends Params>(options: AiSdkCompactionOptions<P>): CompactingPrepareStep {
+  checkedOptions(options);
   // The `system` option as a message of the history, the same object every step (so its id holds).
   const system: ModelMessage | undefined = options.system === undefined ? undefined : { role: 'system', content: options.system };
   const read = createHistoryReader<ModelMessage>((m, index, callNames) => readMessage(m, system ? index - 1 : index, callNames));
   let history: ReadHistory<ModelMessage> | undefined; // the conversation of the step being prepared
-  const { llm, onStep } = options;
+  const [llm, onStep] = [optionalFunction(options.llm, 'llm'), optionalFunction(options.onStep, 'onStep')];
   const run = createCompactionRun(options, llm && ((request) => llm(toModelMessages(history!, request.messages), { purpose: request.purpose })));
-  const prepareStep = async ({ steps, stepNumber, messages }: PrepareStepInput) => {
-    history = read(system ? [system, ...messages] : messages);
-    const usage = steps.at(-1)?.usage;
-    const step = await run.step({
-      history: history.messages,
-      usage: { promptTokens: ['usage.inputTokens', usage?.inputTokens], completionTokens: ['usage.outputTokens', usage?.outputTokens] },
-      label: history.label,
+  const turn = inTurn(); // `history` is the compaction's in progress: one at a time
+  const prepareStep = ({ steps, stepNumber, messages }: PrepareStepInput) =>
+    turn(async () => {
+      history = read(system ? [system, ...messages] : messages);
+      const usage = steps?.at(-1)?.usage;
+      const step = await run.step({
+        history: history.messages,
+        usage: { promptTokens: ['usage.inputTokens', usage?.inputTokens], completionTokens: ['usage.outputTokens', usage?.outputTokens] },
+        label: history.label,
+      });
+      onStep?.({ stepNumber, events: step.events, tokens: step.tokens });
+      const out = toModelMessages(history, step.messages);
+      if (!system) return { messages: out };
+      // The SDK sends its `system` itself: it goes back as that option (the strategy's, if it rewrote it).
+      const first = out[0]?.role === 'system' ? out.shift()! : undefined;
+      return { messages: out, ...(first && first !== system ? { system: first.content as string } : {}) };
     });
-    onStep?.({ stepNumber, events: step.events, tokens: step.tokens });
-    const out = toModelMessages(history, step.messages);
-    if (!system) return { messages: out };
-    // The SDK sends its `system` itself: it goes back as that option (the strategy's, if it rewrote it).
-    const first = out[0]?.role === 'system' ? out.shift()! : undefined;
-    return { messages: out, ...(first && first !== system ? { system: first.content as string } : {}) };
-  };
   return Object.assign(prepareStep, { files: run.files });
 }

@@ -169,6 +169,31 @@ describe('createCompactionRun', () => {
       expect(await code(run.step({ history: [...TASK, ...ROUND_1] }))).toMatch(/^STRATEGY_INVALID: strategy dropper broke tool-call pairing at step 1: unmatched_tool_result at \[2\]/);
     });
 
+    it("an error names a strategy that breaks the history's order (rule 4): moved, sent twice, the system prompt not first; or sends nothing", async () => {
+      const cases: [string, (messages: readonly Message[]) => readonly Message[], string][] = [
+        ['prompt-last', (messages) => [...messages.slice(1), messages[0]!], `broke the history's order at step 0: context[1] (${TASK[0]!.id}) is out of history order`],
+        ['twice', (messages) => [...messages, messages[1]!], `broke the history's order at step 0: context[2] (${TASK[1]!.id}) is out of history order`],
+        ['nothing', () => [], 'returned no message to send at step 0'],
+      ];
+      for (const [name, build, problem] of cases) {
+        expect(await code(createCompactionRun({ strategy: sending(name, build), window: 100_000 }).step({ history: TASK })), name).toBe(`STRATEGY_INVALID: strategy ${name} ${problem}`);
+      }
+    });
+
+    it('calls on one run are taken in turn: two at once give what the same two give one after the other', async () => {
+      const together = spyStrategy();
+      const run = createCompactionRun({ strategy: together.strategy, window: 100_000 });
+      const [A, B] = [[...TASK, user('conversation A')], [...TASK, user('conversation B')]];
+      const [a, b] = await Promise.all([run.step({ history: A }), run.step({ history: B })]);
+      const inTurn = spyStrategy();
+      const again = createCompactionRun({ strategy: inTurn.strategy, window: 100_000 });
+      const first = await again.step({ history: A });
+      const second = await again.step({ history: B });
+      expect([a, b]).toEqual([first, second]);
+      expect(together.inputs.map((i) => i.step)).toEqual(inTurn.inputs.map((i) => i.step));
+      expect(b.events.map((e) => e.kind)).toEqual(['warning']); // B is a new conversation: a new run
+    });
+
     it('an error names a strategy that returns no messages, and the step', async () => {
       const strategy = defineStrategy({ name: 'empty-handed', summary: '-', create: () => ({ beforeRequest: () => ({}) as never }) });
       expect(await code(createCompactionRun({ strategy, window: 1000 }).step({ history: TASK }))).toBe('STRATEGY_INVALID: strategy empty-handed returned no message list at step 0');

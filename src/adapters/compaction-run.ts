@@ -20,7 +20,7 @@
  */
 import { CtxbenchError } from '../core/errors.js';
 import { assistantMessage, strategyOrigin, type Message } from '../core/messages.js';
-import { checkPairing, createPairingGuard, describeViolations, type Violation } from '../core/pairing.js';
+import { checkOrder, checkPairing, createPairingGuard, describeViolations, type Violation } from '../core/pairing.js';
 import type { EventRecord } from '../core/run-records.js';
 import { AuxiliaryCallError, type AuxiliaryLlm, type AuxiliaryRequest, type LastRequest, type StrategyEvent, type StrategyRun } from '../core/strategy.js';
 import { createOffloadStore, type OffloadStore } from '../core/offload-store.js';
@@ -166,6 +166,27 @@ async function callHook<T>(strategy: string, hook: string, step: number, call: (
   }
 }
 
+/** Calls taken in turn: each starts once the one before has ended, however it ended. */
+export function inTurn(): <T>(work: () => Promise<T>) => Promise<T> {
+  let queue: Promise<unknown> = Promise.resolve();
+  return (work) => {
+    const result = queue.then(work);
+    queue = result.catch(() => undefined);
+    return result;
+  };
+}
+
+/** An adapter's options: an object (its fields are checked where they are read), or a one-line error. */
+export function checkedOptions(options: unknown): void {
+  if (typeof options !== 'object' || options === null) throw new CtxbenchError('OPTION_INVALID', `options: expected an object with strategy and window (got ${options === null ? 'null' : typeof options})`);
+}
+
+/** An adapter's optional callback option (`llm`, `onStep`): a function, or a one-line error naming it when it is something else. */
+export function optionalFunction<F>(value: F | undefined, name: string): F | undefined {
+  if (value !== undefined && typeof value !== 'function') throw new CtxbenchError('OPTION_INVALID', `${name}: expected a function (got ${value === null ? 'null' : typeof value})`);
+  return value;
+}
+
 /**
  * A run of `settings.strategy` for one agent conversation. `answer` writes the strategy's summaries
  * and checkpoints (default: none, and such a request fails: the strategy takes its fallback path).
@@ -197,84 +218,89 @@ export function createCompactionRun<P extends Params>(settings: CompactionSettin
   };
   start();
 
-  return {
-    files,
-    strategy: chosen,
-    async step({ history, usage: rawUsage, label = (i) => `messages[${i}]` }) {
-      counter ??= withTools(await createTokenCounter(encoding), settings.tools);
-      const events: EventRecord[] = [];
-      let requestStep = step; // where events are recorded: the previous request's for its response
-      const record = (list: readonly StrategyEvent[] = []): void => list.forEach((e) => events.push({ ...e, step: requestStep, session }));
-      const llm = auxiliaryLlm(counter, window, answer, (e) => record([e]));
+  // Calls are taken in turn: two at once (one agent serving two conversations) would mix the run's
+  // state; each waits for the one before, and a conversation other than the last starts a new run.
+  const turn = inTurn();
+  return { files, strategy: chosen, step: (request) => turn(() => stepNow(request)) };
 
-      const shared = sharedPrefix(seen, history);
-      if (sent && shared < seen.length) {
-        const at = shared < history.length ? `${label(shared)} is not the one sent before` : `it has ${history.length} messages, ${seen.length} were sent before`;
-        start();
-        requestStep = step;
-        record([{ kind: 'warning', detail: `a new conversation (${at}): ${name} starts a new run` }]);
-      }
-      const appended = history.slice(seen.length);
-      const systemPrompt = history[0]?.role === 'system' ? history[0] : undefined;
+  async function stepNow({ history, usage: rawUsage, label = (i: number) => `messages[${i}]` }: AgentRequest): Promise<CompactionStep> {
+    counter ??= withTools(await createTokenCounter(encoding), settings.tools);
+    const events: EventRecord[] = [];
+    let requestStep = step; // where events are recorded: the previous request's for its response
+    const record = (list: readonly StrategyEvent[] = []): void => list.forEach((e) => events.push({ ...e, step: requestStep, session }));
+    const llm = auxiliaryLlm(counter, window, answer, (e) => record([e]));
 
-      let messages: readonly Message[] = history;
-      let appendedFrom = 0;
-      let last: LastRequest | undefined;
-      let replaced = false; // the strategy's answer to the last response replaced the session's messages
-      if (sent) {
-        const checked = checkUsage(rawUsage ?? {});
-        record(checked.invalid.map((f) => ({ kind: 'warning', detail: `${f.field} = ${f.problem}: ignored, ctxbench's count used` })));
-        const response = appended[0]?.role === 'assistant' ? appended[0] : undefined;
-        const used: Usage = {
-          promptTokens: checked.usage.promptTokens ?? sentTokens,
-          completionTokens: checked.usage.completionTokens ?? (response ? counter.countMessage(response) - PER_MESSAGE_TOKENS : undefined),
-        };
-        requestStep = step - 1;
-        const decision = response
-          ? await guarded('afterResponse', requestStep, () => run.afterResponse?.({ messages: sent!, sent: sent!, response, usage: used, step: requestStep, session, sessionSteps, window, counter: counter!, systemPrompt, llm, files }))
-          : undefined;
-        if (decision) {
-          record(decision.events);
-          if (decision.stop !== undefined) throw new CompactionStopped(`${name} stopped the agent after step ${requestStep}: ${decision.stop}`, events);
-          if (decision.newSession) [session, sessionSteps] = [session + 1, 0];
-          messages = decision.messages;
-          appendedFrom = messages.length;
-          replaced = true;
-        } else {
-          messages = sent.concat(appended);
-          appendedFrom = sent.length;
-          last = { promptTokens: used.promptTokens, sentCount: sent.length };
-        }
-        requestStep = step;
-      }
-      const broken = incoming(messages, { request: true });
-      if (broken.length > 0) {
-        const index = broken[0]!.index;
-        if (index < appendedFrom && replaced) {
-          throw new CtxbenchError('STRATEGY_INVALID', `strategy ${name} broke tool-call pairing after step ${step - 1}: ${firstViolation(broken)}`);
-        }
-        const where = index >= appendedFrom ? label(index - appendedFrom + seen.length) : 'the conversation';
-        throw new CtxbenchError('MESSAGES_INVALID', `${where}: breaks tool-call pairing, which no model accepts: ${firstViolation(broken)}`);
-      }
+    const shared = sharedPrefix(seen, history);
+    if (sent && shared < seen.length) {
+      const at = shared < history.length ? `${label(shared)} is not the one sent before` : `it has ${history.length} messages, ${seen.length} were sent before`;
+      start();
+      requestStep = step;
+      record([{ kind: 'warning', detail: `a new conversation (${at}): ${name} starts a new run` }]);
+    }
+    const appended = history.slice(seen.length);
+    const systemPrompt = history[0]?.role === 'system' ? history[0] : undefined;
 
-      const plan = await guarded('beforeRequest', step, () => run.beforeRequest({ messages, step, session, sessionSteps, window, counter: counter!, last, systemPrompt, appendedFrom, llm, files }));
-      const problem = malformed(plan?.messages);
-      if (problem) throw new CtxbenchError('STRATEGY_INVALID', `strategy ${name} ${problem} at step ${step}`);
-      if (plan.newSession) [session, sessionSteps] = [session + 1, 0];
-      record(plan.events);
-      if (plan.stop !== undefined) throw new CompactionStopped(`${name} stopped the agent at step ${step}: ${plan.stop}`, events);
-      const context = plan.messages;
-      const violations = outgoing(context, { request: true });
-      if (violations.length > 0) {
-        throw new CtxbenchError('STRATEGY_INVALID', `strategy ${name} broke tool-call pairing at step ${step}: ${firstViolation(violations)}`);
+    let messages: readonly Message[] = history;
+    let appendedFrom = 0;
+    let last: LastRequest | undefined;
+    let replaced = false; // the strategy's answer to the last response replaced the session's messages
+    if (sent) {
+      const checked = checkUsage(rawUsage ?? {});
+      record(checked.invalid.map((f) => ({ kind: 'warning', detail: `${f.field} = ${f.problem}: ignored, ctxbench's count used` })));
+      const response = appended[0]?.role === 'assistant' ? appended[0] : undefined;
+      const used: Usage = {
+        promptTokens: checked.usage.promptTokens ?? sentTokens,
+        completionTokens: checked.usage.completionTokens ?? (response ? counter.countMessage(response) - PER_MESSAGE_TOKENS : undefined),
+      };
+      requestStep = step - 1;
+      const decision = response
+        ? await guarded('afterResponse', requestStep, () => run.afterResponse?.({ messages: sent!, sent: sent!, response, usage: used, step: requestStep, session, sessionSteps, window, counter: counter!, systemPrompt, llm, files }))
+        : undefined;
+      if (decision) {
+        record(decision.events);
+        if (decision.stop !== undefined) throw new CompactionStopped(`${name} stopped the agent after step ${requestStep}: ${decision.stop}`, events);
+        if (decision.newSession) [session, sessionSteps] = [session + 1, 0];
+        messages = decision.messages;
+        appendedFrom = messages.length;
+        replaced = true;
+      } else {
+        messages = sent.concat(appended);
+        appendedFrom = sent.length;
+        last = { promptTokens: used.promptTokens, sentCount: sent.length };
       }
-      const tokens = counter.countContext(context);
-      if (tokens > window) record([{ kind: 'overflow', detail: `context of ${tokens} tokens exceeds the ${window}-token window` }]);
+      requestStep = step;
+    }
+    const broken = incoming(messages, { request: true });
+    if (broken.length > 0) {
+      const index = broken[0]!.index;
+      if (index < appendedFrom && replaced) {
+        throw new CtxbenchError('STRATEGY_INVALID', `strategy ${name} broke tool-call pairing after step ${step - 1}: ${firstViolation(broken)}`);
+      }
+      const where = index >= appendedFrom ? label(index - appendedFrom + seen.length) : 'the conversation';
+      throw new CtxbenchError('MESSAGES_INVALID', `${where}: breaks tool-call pairing, which no model accepts: ${firstViolation(broken)}`);
+    }
 
-      [seen, sent, sentTokens] = [history, context, tokens];
-      sessionSteps += 1;
-      step += 1;
-      return { messages: context, events, tokens, step: step - 1, session };
-    },
-  };
+    const plan = await guarded('beforeRequest', step, () => run.beforeRequest({ messages, step, session, sessionSteps, window, counter: counter!, last, systemPrompt, appendedFrom, llm, files }));
+    const problem = malformed(plan?.messages);
+    if (problem) throw new CtxbenchError('STRATEGY_INVALID', `strategy ${name} ${problem} at step ${step}`);
+    if (plan.newSession) [session, sessionSteps] = [session + 1, 0];
+    record(plan.events);
+    if (plan.stop !== undefined) throw new CompactionStopped(`${name} stopped the agent at step ${step}: ${plan.stop}`, events);
+    const context = plan.messages;
+    if (context.length === 0) throw new CtxbenchError('STRATEGY_INVALID', `strategy ${name} returned no message to send at step ${step}`);
+    const violations = outgoing(context, { request: true });
+    if (violations.length > 0) {
+      throw new CtxbenchError('STRATEGY_INVALID', `strategy ${name} broke tool-call pairing at step ${step}: ${firstViolation(violations)}`);
+    }
+    // Rule 4 of the INVARIANT: the conversation's messages in its order, none twice, the system prompt first.
+    const order = checkOrder(history, context);
+    if (order !== undefined) throw new CtxbenchError('STRATEGY_INVALID', `strategy ${name} broke the history's order at step ${step}: ${order}`);
+    const tokens = counter.countContext(context);
+    if (tokens > window) record([{ kind: 'overflow', detail: `context of ${tokens} tokens exceeds the ${window}-token window` }]);
+
+    [seen, sent, sentTokens] = [history, context, tokens];
+    sessionSteps += 1;
+    step += 1;
+    return { messages: context, events, tokens, step: step - 1, session };
+  }
 }

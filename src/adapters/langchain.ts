@@ -14,7 +14,7 @@ import { CtxbenchError } from '../core/errors.js';
 import { assistantMessage, systemMessage, toolMessage, userMessage, type Message } from '../core/messages.js';
 import type { OffloadStore } from '../core/offload-store.js';
 import type { Params } from '../core/params.js';
-import { createCompactionRun, type CompactionSettings } from './compaction-run.js';
+import { createCompactionRun, type CompactionSettings, checkedOptions, inTurn, optionalFunction } from './compaction-run.js';
 import { createHistoryReader, fateOf, type ReadHistory, type ReadMessage } from './history.js';
 
 export interface LangChainCompactionOptions<P extends Params = Params> extends CompactionSettings<P> {
@@ -98,26 +98,30 @@ function lastUsage(messages: readonly BaseMessage[]): { input_tokens?: unknown; 
  * CtxbenchError naming the message or the strategy and step (LangChain wraps it in a MiddlewareError).
  */
 export function compactionMiddleware<P extends Params>(options: LangChainCompactionOptions<P>) {
+  checkedOptions(options);
   const read = createHistoryReader<BaseMessage>((m, index, callNames) => readMessage(m, index - 1, callNames));
   let history: ReadHistory<BaseMessage> | undefined; // the conversation of the call being compacted
-  const { llm, onStep } = options;
+  const [llm, onStep] = [optionalFunction(options.llm, 'llm'), optionalFunction(options.onStep, 'onStep')];
   const run = createCompactionRun(options, llm && ((request) => llm(toLangChain(history!, request.messages), { purpose: request.purpose })));
+  const turn = inTurn(); // `history` is the compaction's in progress: one at a time (the model calls are not)
   const middleware = createMiddleware({
     name: 'CtxbenchCompaction',
     wrapModelCall: async (request, handler) => {
       const system = request.systemMessage;
-      history = read([system, ...request.messages]);
-      // An empty system message (createAgent's default) is no message: the strategy does not see it.
-      const messages = system.text === '' ? history.messages.slice(1) : history.messages;
-      const offset = messages === history.messages ? 0 : 1;
-      const usage = lastUsage(request.messages);
-      const step = await run.step({
-        history: messages,
-        usage: { promptTokens: ['usage_metadata.input_tokens', usage?.input_tokens], completionTokens: ['usage_metadata.output_tokens', usage?.output_tokens] },
-        label: (i) => history!.label(i + offset),
+      const { out, step } = await turn(async () => {
+        history = read([system, ...request.messages]);
+        // An empty system message (createAgent's default) is no message: the strategy does not see it.
+        const messages = system.text === '' ? history.messages.slice(1) : history.messages;
+        const offset = messages === history.messages ? 0 : 1;
+        const usage = lastUsage(request.messages);
+        const step = await run.step({
+          history: messages,
+          usage: { promptTokens: ['usage_metadata.input_tokens', usage?.input_tokens], completionTokens: ['usage_metadata.output_tokens', usage?.output_tokens] },
+          label: (i) => history!.label(i + offset),
+        });
+        return { step, out: toLangChain(history, step.messages) };
       });
       onStep?.({ step: step.step, events: step.events, tokens: step.tokens });
-      const out = toLangChain(history, step.messages);
       const first = out[0]?.type === 'system' ? out.shift()! : undefined;
       return handler({ ...request, messages: out, ...(first && first !== system ? { systemMessage: first as SystemMessage } : {}) });
     },

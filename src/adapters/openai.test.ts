@@ -72,6 +72,23 @@ describe('compact / createCompactor (OpenAI chat messages)', () => {
     expect(result.tokens).toBe(counter.countContext(fromOpenAiMessages([{ role: 'system', content: 'Be brief.' }, { role: 'user', content: 'What is in this picture?' }])));
   });
 
+  it('refuses options that are no object, and an llm that is no function, naming them', () => {
+    expect(() => createCompactor(null as never)).toThrow('options: expected an object with strategy and window (got null)');
+    expect(() => createCompactor({ strategy: 'masking', window: 1000, llm: 'nope' as never })).toThrow('llm: expected a function (got string)');
+  });
+
+  it('two compactions at once on one compactor give what the same two give one after the other', async () => {
+    const a: ChatCompletionMessageParam[] = [{ role: 'system', content: 'You are an agent.' }, { role: 'user', content: 'conversation A' }];
+    const b: ChatCompletionMessageParam[] = [{ role: 'system', content: 'You are an agent.' }, { role: 'user', content: 'conversation B' }];
+    const together = createCompactor({ strategy: 'masking', window: 2000 });
+    const both = await Promise.all([together.compact(a), together.compact(b)]);
+    const inTurn = createCompactor({ strategy: 'masking', window: 2000 });
+    const first = await inTurn.compact(a);
+    const second = await inTurn.compact(b);
+    expect(both).toEqual([first, second]);
+    expect(both[1].messages).toEqual(b);
+  });
+
   it('hands the strategy the usage the provider reported for the previous request', async () => {
     const compactor = createCompactor({ strategy: 'masking', params: { measure: 'last-prompt' }, window: 16_000 });
     await compactor.compact(CONVERSATION.slice(0, REQUESTS[0]));

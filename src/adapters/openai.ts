@@ -15,7 +15,7 @@ import type { Message } from '../core/messages.js';
 import type { OffloadStore } from '../core/offload-store.js';
 import type { Params } from '../core/params.js';
 import { fromOpenAiMessage, toOpenAiMessages } from '../llm/convert.js';
-import { createCompactionRun, type CompactionSettings, type CompactionStep } from './compaction-run.js';
+import { createCompactionRun, type CompactionSettings, type CompactionStep, checkedOptions, inTurn, optionalFunction } from './compaction-run.js';
 import { createHistoryReader, fateOf, type ReadHistory } from './history.js';
 
 type ChatMessage = ChatCompletionMessageParam;
@@ -67,21 +67,24 @@ function toChatMessages(history: ReadHistory<ChatMessage>, context: readonly Mes
 
 /** A strategy run over one conversation of OpenAI chat messages, kept from one request to the next. */
 export function createCompactor<P extends Params>(options: CompactOptions<P>): Compactor {
+  checkedOptions(options);
   const read = createHistoryReader(readMessage);
   let history: ReadHistory<ChatMessage> | undefined; // the conversation of the request being compacted
-  const { llm } = options;
+  const llm = optionalFunction(options.llm, 'llm');
   const run = createCompactionRun(options, llm && ((request) => llm(toChatMessages(history!, request.messages), { purpose: request.purpose })));
+  const turn = inTurn(); // `history` is the compaction's in progress: one at a time
   return {
     files: run.files,
-    async compact(messages, { usage } = {}) {
-      history = read(messages);
-      const step = await run.step({
-        history: history.messages,
-        usage: { promptTokens: ['usage.prompt_tokens', usage?.prompt_tokens], completionTokens: ['usage.completion_tokens', usage?.completion_tokens] },
-        label: history.label,
-      });
-      return { ...step, messages: toChatMessages(history, step.messages), window: options.window };
-    },
+    compact: (messages, { usage } = {}) =>
+      turn(async () => {
+        history = read(messages);
+        const step = await run.step({
+          history: history.messages,
+          usage: { promptTokens: ['usage.prompt_tokens', usage?.prompt_tokens], completionTokens: ['usage.completion_tokens', usage?.completion_tokens] },
+          label: history.label,
+        });
+        return { ...step, messages: toChatMessages(history, step.messages), window: options.window };
+      }),
   };
 }
 

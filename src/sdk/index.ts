@@ -89,5 +89,10 @@ export { definePreset, PRESETS, type Preset } from '../strategies/presets.js';
 
 // A strategy inside an agent: over OpenAI chat messages (the frameworks' adapters have entries of their own).
 export { compact, createCompactor, type CompactOptions, type CompactResult, type Compactor } from '../adapters/openai.js';
-export { CompactionStopped, type CompactionSettings } from '../adapters/compaction-run.js';
+export { CompactionStopped, type CompactionSettings, type CompactionStep } from '../adapters/compaction-run.js';
+export type { EventRecord } from '../core/run-records.js';
+export type { ToolDefinition } from '../core/tools.js';
+
+// What every error the library throws is: one line, and a code to tell them apart by.
+export { CtxbenchError, type ErrorCode } from '../core/errors.js';
 export type { StrategyChoice, StrategyOptions } from '../adapters/strategy-choice.js';
