@@ -9,6 +9,7 @@
  * was (the agent's own object: images, reasoning, provider options intact), an edit of that item when
  * the strategy changed it (same id), or a new item when the strategy wrote it.
  */
+import { CtxbenchError } from '../core/errors.js';
 import type { Message } from '../core/messages.js';
 
 /** One of our messages read from an item of the history. */
@@ -49,9 +50,12 @@ export function sameMessage(a: Message, b: Message): boolean {
 export function createHistoryReader<T extends object>(readItem: ReadItem<T>): (items: readonly T[]) => ReadHistory<T> {
   const cache = new WeakMap<T, { index: number; read: readonly ReadMessage<T>[] }>();
   return (items) => {
+    // What the framework's types promise, checked: a caller in plain JS can pass anything.
+    if (!Array.isArray(items)) throw new CtxbenchError('MESSAGES_INVALID', `messages: expected a list of messages (got ${items === null ? 'null' : typeof items})`);
     const callNames = new Map<string, string>();
     const read: ReadMessage<T>[] = [];
     items.forEach((item, index) => {
+      if (typeof item !== 'object' || item === null) throw new CtxbenchError('MESSAGES_INVALID', `messages[${index}]: expected a message object (got ${item === null ? 'null' : typeof item})`);
       let hit = cache.get(item);
       if (hit?.index === index) {
         for (const { message } of hit.read) if (message.role === 'assistant') message.toolCalls.forEach((c) => callNames.set(c.id, c.name));

@@ -77,6 +77,21 @@ describe('compact / createCompactor (OpenAI chat messages)', () => {
     expect(() => createCompactor({ strategy: 'masking', window: 1000, llm: 'nope' as never })).toThrow('llm: expected a function (got string)');
   });
 
+  it("a conversation of the wrong shape (from plain JS) is MESSAGES_INVALID naming the path, not a TypeError or the strategy's fault", async () => {
+    const call = (args: unknown) => [{ role: 'system', content: 's' }, { role: 'user', content: 'u' }, { role: 'assistant', content: null, tool_calls: [{ id: 'a', type: 'function', function: { name: 'bash', arguments: args } }] }, { role: 'tool', tool_call_id: 'a', content: 'x' }];
+    const cases: [unknown, string][] = [
+      ['hello', 'messages: expected a list of messages (got string)'],
+      [[null], 'messages[0]: expected a message object (got null)'],
+      [[{ role: 'user', content: 42 }], 'messages[0].content: expected text or a list of parts (got number)'],
+      [call({ cmd: 'ls' }), 'messages[2].tool_calls[0].function.arguments: expected a JSON string (got object)'],
+    ];
+    for (const [messages, problem] of cases) {
+      const error = await compact(messages as never, { strategy: 'masking', window: 1000 }).then(() => undefined, (e: unknown) => e);
+      expect(error).toBeInstanceOf(CtxbenchError);
+      expect(`${(error as CtxbenchError).code}: ${(error as CtxbenchError).message}`).toBe(`MESSAGES_INVALID: ${problem}`);
+    }
+  });
+
   it('two compactions at once on one compactor give what the same two give one after the other', async () => {
     const a: ChatCompletionMessageParam[] = [{ role: 'system', content: 'You are an agent.' }, { role: 'user', content: 'conversation A' }];
     const b: ChatCompletionMessageParam[] = [{ role: 'system', content: 'You are an agent.' }, { role: 'user', content: 'conversation B' }];

@@ -52,7 +52,28 @@ function readMessage(p: ChatMessage, index: number, callNames: Map<string, strin
   const label = `messages[${index}]`;
   const role: unknown = (p as { role?: unknown } | null)?.role;
   if (!ROLES.includes(role as string)) throw new CtxbenchError('MESSAGES_INVALID', `${label}: role ${JSON.stringify(role)} is not one of ${ROLES.join(', ')}`);
+  const problem = shapeProblem(p as unknown as Record<string, unknown>);
+  if (problem) throw new CtxbenchError('MESSAGES_INVALID', `${label}${problem}`);
   return [{ message: fromOpenAiMessage(p, `m${index}`, callNames), part: 0, label }];
+}
+
+/**
+ * What of a message's shape the OpenAI types promise and a plain-JS caller may not keep: content as
+ * text or parts, tool calls as a list of functions with a name and JSON-string arguments. A problem
+ * is named by its path (`.tool_calls[0].function.arguments: ...`); otherwise the strategy would be
+ * blamed for what it was handed.
+ */
+function shapeProblem(p: Record<string, unknown>): string | undefined {
+  const { content, tool_calls: calls } = p;
+  if (content !== undefined && content !== null && typeof content !== 'string' && !Array.isArray(content)) return `.content: expected text or a list of parts (got ${typeof content})`;
+  if (calls === undefined || calls === null) return undefined;
+  if (!Array.isArray(calls)) return `.tool_calls: expected a list (got ${typeof calls})`;
+  for (const [k, call] of (calls as unknown[]).entries()) {
+    const fn = typeof call === 'object' && call !== null ? (call as { function?: { name?: unknown; arguments?: unknown } }).function : undefined;
+    if (typeof fn?.name !== 'string') return `.tool_calls[${k}].function.name: expected a tool name`;
+    if (typeof fn.arguments !== 'string') return `.tool_calls[${k}].function.arguments: expected a JSON string (got ${fn.arguments === null ? 'null' : typeof fn.arguments})`;
+  }
+  return undefined;
 }
 
 /** A context as OpenAI messages: the caller's objects where the strategy kept them, edited copies, new ones. */
