@@ -48,6 +48,9 @@ export type ParamSpec = FractionSpec | IntegerSpec | BooleanSpec | ChoiceSpec | 
 /** A strategy's parameters, keyed by name, in the order `bench strategies` lists them. */
 export type ParamSpecs = Readonly<Record<string, ParamSpec>>;
 
+/** Every kind of parameter a strategy can declare. */
+export const PARAM_KINDS: readonly ParamSpec['kind'][] = ['fraction', 'integer', 'boolean', 'choice', 'text'];
+
 /** The value a spec admits: `{ kind: 'choice', values: ['a', 'b'] }` gives `'a' | 'b'`. */
 export type ParamValueOf<S extends ParamSpec> = S extends { readonly kind: 'fraction' }
   ? number
@@ -137,6 +140,12 @@ export function defaultParams(specs: ParamSpecs): Params {
  */
 export function specProblem(name: string, spec: ParamSpec): string | undefined {
   if (!/^[A-Za-z][\w-]*$/.test(name)) return `parameter name "${name}" must start with a letter and hold only letters, digits, _ and -`;
+  // What the types promise, checked for a definition written in plain JS.
+  if (typeof spec !== 'object' || spec === null) return `${name}: expected a spec ({ kind, default, description })`;
+  if (!PARAM_KINDS.includes(spec.kind)) return `${name}: kind ${JSON.stringify(spec.kind)} is not one of ${PARAM_KINDS.join(', ')}`;
+  if (spec.kind === 'integer' && (!Number.isInteger(spec.min) || (spec.max !== undefined && (!Number.isInteger(spec.max) || spec.max < spec.min)))) {
+    return `${name}: an integer parameter needs a whole min, and a max (if any) not below it`;
+  }
   if (spec.kind === 'integer' && spec.default === 'unlimited' && !spec.unlimited) return `${name}: default "unlimited" needs unlimited: true`;
   if (parseValue(spec, String(spec.default)) === undefined) return `${name}: default ${JSON.stringify(spec.default)} is not ${describeRange(spec)}`;
   return undefined;

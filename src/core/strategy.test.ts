@@ -55,14 +55,26 @@ describe('defineStrategy', () => {
     expect(defined.params).not.toBe(params);
   });
 
+  it('refuses, named, what is no strategy: no spec, a name that is none, a create that is no function', () => {
+    const attempt = (spec: unknown) => () => defineStrategy(spec as never);
+    expect(attempt(null)).toThrow('defineStrategy: expected a strategy ({ name, summary, params, create })');
+    for (const name of [undefined, '', 'a b', 'x.y']) expect(attempt({ name, summary: 's', create: () => passThrough })).toThrow(`defineStrategy: name ${JSON.stringify(name)} must start with a letter`);
+    expect(attempt({ name: 'five', summary: 's', create: 5 })).toThrow('strategy five: create must be a function');
+    expect(attempt({ name: 'five', summary: 's' })).toThrow('strategy five: create must be a function');
+  });
+
   describe('checks the specs once, naming the strategy and the parameter', () => {
-    const define = (params: ParamSpecs) => () => defineStrategy({ name: 'broken', summary: 's', params, create: () => passThrough });
+    const define = (params: unknown) => () => defineStrategy({ name: 'broken', summary: 's', params: params as ParamSpecs, create: () => passThrough });
     it.each([
       [{ t: { kind: 'fraction', default: 1.5, description: 'd' } }, 'strategy broken: parameter t: default 1.5 is not a fraction in (0, 1]'],
       [{ n: { kind: 'integer', default: 3, min: 5, description: 'd' } }, 'parameter n: default 3 is not an integer >= 5'],
       [{ n: { kind: 'integer', default: 'unlimited', min: 0, description: 'd' } }, 'parameter n: default "unlimited" needs unlimited: true'],
       [{ m: { kind: 'choice', default: 'c', values: ['a', 'b'], description: 'd' } }, 'parameter m: default "c" is not one of a, b'],
       [{ 'a.b': { kind: 'boolean', default: true, description: 'd' } }, 'parameter name "a.b" must start with a letter'],
+      // Plain JS: what the types would have refused.
+      [{ k: { kind: 'float', default: 1, description: 'd' } }, 'parameter k: kind "float" is not one of fraction, integer, boolean, choice, text'],
+      [{ n: { kind: 'integer', default: 5, min: 10, max: 0, description: 'd' } }, 'parameter n: an integer parameter needs a whole min, and a max (if any) not below it'],
+      [{ k: null }, 'parameter k: expected a spec ({ kind, default, description })'],
     ] as const)('%j', (params, message) => {
       expect(define(params)).toThrow(CtxbenchError);
       expect(define(params)).toThrow(message);

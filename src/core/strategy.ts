@@ -163,6 +163,13 @@ export interface StrategySpec<S extends ParamSpecs> {
  * and are checked here once: a default outside its own range is a bug in the definition.
  */
 export function defineStrategy<const S extends ParamSpecs = Record<never, never>>(spec: StrategySpec<S>): StrategyDefinition<ParamsOf<S>> {
+  // What the types promise, checked for a definition written in plain JS: it fails here, named, not
+  // at its first run.
+  if (typeof spec !== 'object' || spec === null) throw new CtxbenchError('STRATEGY_INVALID', 'defineStrategy: expected a strategy ({ name, summary, params, create })');
+  if (typeof spec.name !== 'string' || !/^[A-Za-z][\w-]*$/.test(spec.name)) {
+    throw new CtxbenchError('STRATEGY_INVALID', `defineStrategy: name ${JSON.stringify(spec.name)} must start with a letter and hold only letters, digits, _ and -`);
+  }
+  if (typeof spec.create !== 'function') throw new CtxbenchError('STRATEGY_INVALID', `strategy ${spec.name}: create must be a function (params) => { beforeRequest, afterResponse? }`);
   const params: ParamSpecs = spec.params ?? {};
   for (const [name, param] of Object.entries(params)) {
     const problem = specProblem(name, param);
