@@ -256,7 +256,8 @@ describe('scenario folders walked like dataset roots: junk skipped, links follow
   it('a folder with no scenario: one line naming what it skipped, exit 1; a file of unknown format named on its own is still an error', () => {
     const cwd = dataset();
     expectOneLineError(bench(['run', '--scenario', 'data/*.json'], cwd), /^bench: --scenario data\/\*\.json: no scenario found: 2 file\(s\) of no known format \(data\/metadata\.json, data\/results_summary\.json; known: ctxbench \(scenario file\), mini-swe-agent-1, /);
-    expectOneLineError(bench(['scenarios', 'validate', 'data/*.json'], cwd), /^bench: --scenario data\/\*\.json: no scenario found: 2 file\(s\) of no known format/);
+    // The paths of `bench scenarios` are arguments, not the --scenario flag.
+    expectOneLineError(bench(['scenarios', 'validate', 'data/*.json'], cwd), /^bench: data\/\*\.json: no scenario found: 2 file\(s\) of no known format/);
     expectOneLineError(bench(['run', '--scenario', 'data/metadata.json'], cwd), /^bench: data\/metadata\.json: not a format ctxbench knows \(known: /);
   });
 
@@ -348,7 +349,9 @@ describe('bad input: one line naming the problem, non-zero exit, nothing half-wr
   });
 
   it('a missing scenario file', () => {
-    expectOneLineError(bench(['run', '--scenario', 'nowhere.json']), /--scenario nowhere\.json: no such file or directory/);
+    expectOneLineError(bench(['run', '--scenario', 'nowhere.json']), /^bench: --scenario nowhere\.json: no such file or directory$/m);
+    expectOneLineError(bench(['scenarios', 'list', 'nowhere.json']), /^bench: nowhere\.json: no such file or directory$/m);
+    expectOneLineError(bench(['scenarios', 'validate', 'nowhere.json']), /^bench: nowhere\.json: no such file or directory$/m);
   });
 
   it('a malformed scenario file names the file and the field, and writes no database', () => {

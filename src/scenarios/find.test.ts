@@ -76,7 +76,7 @@ describe('findScenarioFiles', () => {
 
     it('with no file a scenario can be in is an error naming it', async () => {
       await layout(tmp, { 'README.md': '#' });
-      await expect(findScenarioFiles([tmp])).rejects.toThrow(`--scenario ${tmp}: no scenario files found`);
+      await expect(findScenarioFiles([tmp])).rejects.toThrow(new RegExp(`^${tmp}: no scenario files found$`));
     });
   });
 
@@ -87,11 +87,14 @@ describe('findScenarioFiles', () => {
     });
 
     it('that does not exist is an error naming it', async () => {
-      await expect(findScenarioFiles([path.join(tmp, 'nowhere.json')])).rejects.toThrow(`--scenario ${path.join(tmp, 'nowhere.json')}: no such file or directory`);
+      const nowhere = path.join(tmp, 'nowhere.json');
+      await expect(findScenarioFiles([nowhere])).rejects.toThrow(new RegExp(`^${nowhere}: no such file or directory$`));
+      // A command whose paths come from a flag names the flag.
+      await expect(findScenarioFiles([nowhere], (p) => `--scenario ${p}`)).rejects.toThrow(`--scenario ${nowhere}: no such file or directory`);
     });
 
     it.runIf(process.platform === 'linux')('that is a device is an error saying so, not that it does not exist', async () => {
-      await expect(findScenarioFiles(['/dev/null'])).rejects.toThrow('--scenario /dev/null: not a file or folder (a device, FIFO or socket)');
+      await expect(findScenarioFiles(['/dev/null'])).rejects.toThrow('/dev/null: not a file or folder (a device, FIFO or socket)');
     });
 
     it('whose name has glob characters is read as a path when it exists', async () => {
@@ -153,7 +156,7 @@ describe('findScenarioFiles', () => {
     });
 
     it('that matches nothing is an error naming it', async () => {
-      await expect(findScenarioFiles([path.join(tmp, 'scenarios/**/*.toml')])).rejects.toThrow(/--scenario .*scenarios\/\*\*\/\*\.toml: no scenario files found/);
+      await expect(findScenarioFiles([path.join(tmp, 'scenarios/**/*.toml')])).rejects.toThrow(/^\/.*scenarios\/\*\*\/\*\.toml: no scenario files found$/);
     });
   });
 });

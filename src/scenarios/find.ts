@@ -13,6 +13,15 @@ const SCENARIO_EXTENSIONS = ['.json', '.jsonl', '.yaml', '.yml', '.traj'];
 /** True for a name with an extension a scenario file can have (.json, .jsonl, .yaml, .yml, .traj; any case). */
 export const isScenarioFileName = (file: string): boolean => SCENARIO_EXTENSIONS.includes(path.extname(file).toLowerCase());
 
+/**
+ * How a command names a path in its errors: `--scenario x` for `bench run`'s flag, the path alone for
+ * the arguments of `bench scenarios`.
+ */
+export type PathLabel = (path: string) => string;
+
+/** The path as it was given. */
+export const pathAlone: PathLabel = (p) => p;
+
 /** A file a `--scenario` path led to. */
 export interface FoundFile {
   readonly file: string;
@@ -31,11 +40,11 @@ export interface FoundFile {
  * are passed over in folders, and left to globs that name them. A path that does not exist, or that
  * leads to no file, is an error naming it.
  */
-export async function findScenarioFiles(patterns: readonly string[]): Promise<FoundFile[]> {
+export async function findScenarioFiles(patterns: readonly string[], label: PathLabel = pathAlone): Promise<FoundFile[]> {
   const found: { file: string; named: boolean; real: string }[] = [];
   for (const pattern of patterns) {
-    const files = await findFiles(pattern);
-    if (files.length === 0) throw new CtxbenchError('SCENARIO_NOT_FOUND', `--scenario ${pattern}: no scenario files found`);
+    const files = await findFiles(pattern, label);
+    if (files.length === 0) throw new CtxbenchError('SCENARIO_NOT_FOUND', `${label(pattern)}: no scenario files found`);
     found.push(...files);
   }
   const byReal = new Map<string, FoundFile>();
@@ -46,7 +55,7 @@ export async function findScenarioFiles(patterns: readonly string[]): Promise<Fo
   return [...byReal.values()];
 }
 
-async function findFiles(pattern: string): Promise<{ file: string; named: boolean; real: string }[]> {
+async function findFiles(pattern: string, label: PathLabel): Promise<{ file: string; named: boolean; real: string }[]> {
   const info = await stat(pattern).catch(() => undefined);
   // A path that exists is a path, even when its name has glob characters (`run[1].json`).
   if (info?.isFile()) return [{ file: pattern, named: true, real: await realpath(pattern) }];
@@ -55,9 +64,9 @@ async function findFiles(pattern: string): Promise<{ file: string; named: boolea
     return files.filter((f) => isScenarioFileName(f.file)).map((f) => ({ ...f, named: false }));
   }
   // A device, FIFO or socket exists: saying there is no such file would send the user looking for one.
-  if (info !== undefined) throw new CtxbenchError('SCENARIO_NOT_FOUND', `--scenario ${pattern}: not a file or folder (a device, FIFO or socket)`);
+  if (info !== undefined) throw new CtxbenchError('SCENARIO_NOT_FOUND', `${label(pattern)}: not a file or folder (a device, FIFO or socket)`);
   const { base, glob, isGlob } = picomatch.scan(pattern);
-  if (!isGlob) throw new CtxbenchError('SCENARIO_NOT_FOUND', `--scenario ${pattern}: no such file or directory`);
+  if (!isGlob) throw new CtxbenchError('SCENARIO_NOT_FOUND', `${label(pattern)}: no such file or directory`);
   const root = base === '' ? '.' : base;
   if (!(await stat(root).catch(() => undefined))?.isDirectory()) return [];
   // The walk goes only where the glob can match: into hidden folders when it names one (picomatch

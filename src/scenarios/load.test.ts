@@ -108,7 +108,7 @@ describe('loadScenarioPaths', () => {
     it('fails in one line when no scenario is found, naming the files it skipped and the known formats', async () => {
       const files = await Promise.all(['a.json', 'b.json', 'c.json', 'd.json'].map((f) => put(`junk/${f}`, '{"hello": "world"}')));
       await expect(loadScenarioPaths([path.join(tmp, 'junk')])).rejects.toThrow(
-        `--scenario ${path.join(tmp, 'junk')}: no scenario found: 4 file(s) of no known format (${files.slice(0, 3).join(', ')} and 1 more; ${KNOWN})`,
+        `${path.join(tmp, 'junk')}: no scenario found: 4 file(s) of no known format (${files.slice(0, 3).join(', ')} and 1 more; ${KNOWN})`,
       );
     });
 

@@ -5,7 +5,7 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { CtxbenchError, scenarioInvalid } from '../core/errors.js';
 import { withoutByteOrderMark } from '../core/text-file.js';
-import { findScenarioFiles, isScenarioFileName, type FoundFile } from './find.js';
+import { findScenarioFiles, isScenarioFileName, pathAlone, type FoundFile, type PathLabel } from './find.js';
 import { IMPORTERS, findImporter } from './importers/index.js';
 import type { CallJoiner, Importer } from './importers/types.js';
 import type { ScenarioFile } from './schema.js';
@@ -215,15 +215,19 @@ export interface ScenarioSet {
  * of no known format that folders and globs lead to; fails, naming what it skipped, when that leaves
  * no scenario at all.
  */
-export async function loadScenarioPaths(patterns: readonly string[], onRead?: (done: number, total: number) => void): Promise<ScenarioSet> {
-  const { imported, skipped } = await importFound(await findScenarioFiles(patterns), onRead);
-  if (imported.length === 0) throw noScenarioFound(patterns, skipped);
+export async function loadScenarioPaths(
+  patterns: readonly string[],
+  onRead?: (done: number, total: number) => void,
+  label: PathLabel = pathAlone,
+): Promise<ScenarioSet> {
+  const { imported, skipped } = await importFound(await findScenarioFiles(patterns, label), onRead);
+  if (imported.length === 0) throw noScenarioFound(patterns, skipped, label);
   return { scenarios: imported.map(({ scenario, format }) => ({ scenario, format })), skipped };
 }
 
 /** The error for paths that led only to files of no known format (`skipped`, not empty). */
-export function noScenarioFound(patterns: readonly string[], skipped: readonly string[]): CtxbenchError {
-  return new CtxbenchError('SCENARIO_NOT_FOUND', `--scenario ${patterns.join(', ')}: no scenario found: ${skipped.length} file(s) of no known format (${firstFew(skipped)}; ${knownFormats(IMPORTERS)})`);
+export function noScenarioFound(patterns: readonly string[], skipped: readonly string[], label: PathLabel = pathAlone): CtxbenchError {
+  return new CtxbenchError('SCENARIO_NOT_FOUND', `${patterns.map(label).join(', ')}: no scenario found: ${skipped.length} file(s) of no known format (${firstFew(skipped)}; ${knownFormats(IMPORTERS)})`);
 }
 
 /** The one line that sums up the files skipped for holding no known format: how many, the first few. */

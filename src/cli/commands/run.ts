@@ -288,7 +288,7 @@ async function readCalibrationFile(options: RunOptions): Promise<CalibrationFile
  * as one), and the files they came from.
  */
 async function loadMatrixScenarios(paths: readonly string[], onRead: (done: number, total: number) => void): Promise<{ files: string[]; scenarios: LoadedScenario[] }> {
-  const { scenarios } = await loadScenariosAt(paths, onRead);
+  const { scenarios } = await loadScenariosAt(paths, onRead, (p) => `--scenario ${p}`);
   // Before the backend is reached and the results file created: a matrix that cannot run stops here.
   checkScenarioIds(scenarios);
   // A file holding several runs names each `<file>#<index>`.
