@@ -4,7 +4,7 @@ import { CtxbenchError } from '../core/errors.js';
 import { strategyOrigin, toolMessage, userMessage, type Message } from '../core/messages.js';
 import { defineStrategy, type ResponseInput, type StrategyInput } from '../core/strategy.js';
 import { createTokenCounter, type TokenCounter } from '../core/tokens.js';
-import { toolsText } from '../core/tools.js';
+import { toolsText, type ToolDeclaration, type ToolDefinition } from '../core/tools.js';
 import { createCompactionRun } from './compaction-run.js';
 
 let counter: TokenCounter;
@@ -280,6 +280,9 @@ describe('createCompactionRun', () => {
       [{ strategy: 'raw', window: 0 }, 'OPTION_INVALID: window: expected a whole number of tokens from 1 to 2,147,483,647 (got 0)'],
       [{ strategy: 'raw', window: 1.5 }, 'OPTION_INVALID: window: expected a whole number of tokens from 1 to 2,147,483,647 (got 1.5)'],
       [{ strategy: 'raw', window: 1000, encoding: 'p50k' }, 'OPTION_INVALID: encoding: expected one of o200k_base, cl100k_base, chars4 (got "p50k")'],
+      [{ strategy: 'raw', window: 1000, tools: { bash: {} } }, 'OPTION_INVALID: tools: expected a list of tool definitions'],
+      [{ strategy: 'raw', window: 1000, tools: [{ type: 'function', function: { description: 'x' } }] }, 'OPTION_INVALID: tools[0].function.name: expected a string'],
+      [{ strategy: 'raw', window: 1000, tools: ['bash'] }, 'OPTION_INVALID: tools[0]: expected an object'],
     ])('%j: %s', (options, message) => {
       expect(() => createCompactionRun(options as never)).toThrow(new CtxbenchError('OPTION_INVALID', message.replace(/^OPTION_INVALID: /, '')));
     });
@@ -289,6 +292,18 @@ describe('createCompactionRun', () => {
       const withTools = await createCompactionRun({ strategy: 'raw', window: 1000, tools }).step({ history: TASK });
       const without = await createCompactionRun({ strategy: 'raw', window: 1000 }).step({ history: TASK });
       expect(withTools.tokens - without.tokens).toBe(counter.countText(toolsText(tools)));
+    });
+
+    it('reads tool definitions as agents send them: OpenAI function and custom tools, Anthropic tools', async () => {
+      const parameters = { type: 'object', properties: { command: { type: 'string' } } };
+      const tokensWith = async (tools: readonly ToolDeclaration[]): Promise<number> => (await createCompactionRun({ strategy: 'raw', window: 1000, tools }).step({ history: TASK })).tokens;
+      const own = await tokensWith([{ name: 'bash', description: 'Run a shell command.', parameters }]);
+      expect(await tokensWith([{ type: 'function', function: { name: 'bash', description: 'Run a shell command.', parameters, strict: true } as ToolDefinition }])).toBe(own);
+      expect(await tokensWith([{ name: 'bash', description: 'Run a shell command.', input_schema: parameters }])).toBe(own);
+      // A custom tool has no JSON Schema: its name and description count.
+      const custom = await tokensWith([{ type: 'custom', custom: { name: 'apply_patch', description: 'Apply a patch.' } }]);
+      const without = (await createCompactionRun({ strategy: 'raw', window: 1000 }).step({ history: TASK })).tokens;
+      expect(custom - without).toBe(counter.countText(toolsText([{ name: 'apply_patch', description: 'Apply a patch.' }])));
     });
 
     it('counts with the tokenizer it is given', async () => {

@@ -25,7 +25,7 @@ import type { EventRecord } from '../core/run-records.js';
 import { AuxiliaryCallError, type AuxiliaryLlm, type AuxiliaryRequest, type LastRequest, type StrategyEvent, type StrategyRun } from '../core/strategy.js';
 import { createOffloadStore, type OffloadStore } from '../core/offload-store.js';
 import { countRequest, createTokenCounter, DEFAULT_ENCODING, ENCODINGS, MAX_TOKEN_COUNT, PER_MESSAGE_TOKENS, withTools, type Encoding, type TokenCounter } from '../core/tokens.js';
-import type { ToolDefinition } from '../core/tools.js';
+import { readToolDefinitions, type ToolDeclaration } from '../core/tools.js';
 import type { Usage } from '../core/backend.js';
 import type { Params } from '../core/params.js';
 import { checkUsage, type RawUsage } from '../llm/usage.js';
@@ -38,8 +38,12 @@ export interface CompactionSettings<P extends Params = Params> extends StrategyO
   readonly window: number;
   /** The tokenizer the strategy counts with. Default `'o200k_base'`. */
   readonly encoding?: Encoding;
-  /** The tool definitions the agent's requests declare: counted in every request that sends them, as `bench run` counts a scenario's. Default: none. */
-  readonly tools?: readonly ToolDefinition[];
+  /**
+   * The tool definitions the agent's requests declare: counted in every request that sends them, as
+   * `bench run` counts a scenario's. As you send them: OpenAI's (`ChatCompletionTool`), Anthropic's,
+   * or `{name, description, parameters}`. Default: none.
+   */
+  readonly tools?: readonly ToolDeclaration[];
 }
 
 /** Answers a strategy's summary or checkpoint request with its text; throws when it cannot. */
@@ -195,6 +199,7 @@ export function createCompactionRun<P extends Params>(settings: CompactionSettin
   const chosen = chooseStrategy(settings as StrategyOptions); // the values are checked against the specs there
   const window = checkedWindow(settings.window);
   const encoding = checkedEncoding(settings.encoding ?? DEFAULT_ENCODING);
+  const tools = readToolDefinitions(settings.tools, 'tools', (problem) => new CtxbenchError('OPTION_INVALID', problem));
   const name = chosen.strategy.name;
   let counter: TokenCounter | undefined;
   const files = createOffloadStore();
@@ -224,7 +229,7 @@ export function createCompactionRun<P extends Params>(settings: CompactionSettin
   return { files, strategy: chosen, step: (request) => turn(() => stepNow(request)) };
 
   async function stepNow({ history, usage: rawUsage, label = (i: number) => `messages[${i}]` }: AgentRequest): Promise<CompactionStep> {
-    counter ??= withTools(await createTokenCounter(encoding), settings.tools);
+    counter ??= withTools(await createTokenCounter(encoding), tools);
     const events: EventRecord[] = [];
     let requestStep = step; // where events are recorded: the previous request's for its response
     const record = (list: readonly StrategyEvent[] = []): void => list.forEach((e) => events.push({ ...e, step: requestStep, session }));

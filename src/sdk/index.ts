@@ -91,7 +91,7 @@ export { definePreset, PRESETS, type Preset } from '../strategies/presets.js';
 export { compact, createCompactor, type CompactOptions, type CompactResult, type Compactor } from '../adapters/openai.js';
 export { CompactionStopped, type CompactionSettings, type CompactionStep } from '../adapters/compaction-run.js';
 export type { EventRecord } from '../core/run-records.js';
-export type { ToolDefinition } from '../core/tools.js';
+export type { ToolDeclaration, ToolDefinition } from '../core/tools.js';
 
 // What every error the library throws is: one line, and a code to tell them apart by.
 export { CtxbenchError, type ErrorCode } from '../core/errors.js';

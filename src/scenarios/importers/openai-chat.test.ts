@@ -82,7 +82,8 @@ describe('OpenAI chat importer', () => {
     const tools = [
       { type: 'function', function: { name: 'bash', description: 'Run a shell command.', parameters } },
       { type: 'function', function: { name: 'read_file', parameters: { type: 'object', properties: {} } } },
-      { type: 'custom', custom: { name: 'grammar' }, name: 'apply_patch' },
+      // OpenAI's custom tool: a name, a description and a grammar, no JSON Schema.
+      { type: 'custom', custom: { name: 'apply_patch', format: { type: 'grammar', grammar: { syntax: 'lark', definition: 'start: /.+/' } } } },
     ];
     const converted = await openaiChat.convert({ ...body, tools }, 'x.json');
     expect(converted.tools).toEqual([
