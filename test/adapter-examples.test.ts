@@ -100,7 +100,8 @@ describe("README 'Use a strategy in your agent'", () => {
       },
     } as unknown as OpenAI;
     const outputs = played.flatMap((t) => t.calls.map((c) => c.output));
-    const result = await runAgent(client as never, [] as never, (async () => outputs.shift()!) as never);
+    const tools = [{ type: 'function', function: { name: 'bash', description: 'Run a shell command.', parameters: { type: 'object', properties: { command: { type: 'string' } } } } }];
+    const result = await runAgent(client as never, tools as never, (async () => outputs.shift()!) as never);
     checkRun(prompts, result);
   });
 
