@@ -196,7 +196,27 @@ describe('createCompactionRun', () => {
 
     it('an error names a strategy that returns no messages, and the step', async () => {
       const strategy = defineStrategy({ name: 'empty-handed', summary: '-', create: () => ({ beforeRequest: () => ({}) as never }) });
-      expect(await code(createCompactionRun({ strategy, window: 1000 }).step({ history: TASK }))).toBe('STRATEGY_INVALID: strategy empty-handed returned no message list at step 0');
+      expect(await code(createCompactionRun({ strategy, window: 1000 }).step({ history: TASK }))).toBe('STRATEGY_INVALID: strategy empty-handed, beforeRequest at step 0: returned no message list (plan.messages)');
+    });
+
+    it.each(['beforeRequest', 'afterResponse'] as const)('a message of %s not made with the helpers (no id, no origin) is refused as bench run refuses it', async (hook) => {
+      const plain = { role: 'user', content: 'Continue.' } as unknown as Message;
+      const strategy = defineStrategy({
+        name: 'plain',
+        summary: '-',
+        create: () => ({
+          beforeRequest: ({ messages }) => ({ messages: hook === 'beforeRequest' ? [...messages, plain] : messages }),
+          afterResponse: ({ messages, response }) => (hook === 'afterResponse' ? { messages: [...messages, response, plain] } : undefined),
+        }),
+      });
+      const run = createCompactionRun({ strategy, window: 100_000 });
+      const first = run.step({ history: TASK });
+      if (hook === 'beforeRequest') {
+        expect(await code(first)).toBe(`STRATEGY_INVALID: strategy plain, beforeRequest at step 0: returned a malformed message: messages[${TASK.length}] has no string id`);
+        return;
+      }
+      await first;
+      expect(await code(run.step({ history: [...TASK, ...ROUND_1] }))).toBe(`STRATEGY_INVALID: strategy plain, afterResponse at step 0: returned a malformed message: messages[${TASK.length + 1}] has no string id`);
     });
 
     it.each(['beforeRequest', 'afterResponse'] as const)('an error names a strategy that throws in %s, and the step', async (hook) => {
@@ -214,7 +234,7 @@ describe('createCompactionRun', () => {
       const run = createCompactionRun({ strategy, window: 100_000 });
       await run.step({ history: TASK });
       const at = hook === 'beforeRequest' ? 1 : 0; // afterResponse answers the previous request's response
-      expect(await code(run.step({ history: [...TASK, ...ROUND_1] }))).toBe(`STRATEGY_INVALID: strategy thrower threw in ${hook} at step ${at}: Cannot read properties of undefined (reading 'content')`);
+      expect(await code(run.step({ history: [...TASK, ...ROUND_1] }))).toBe(`STRATEGY_INVALID: strategy thrower, ${hook} at step ${at}: threw: Cannot read properties of undefined (reading 'content')`);
     });
 
     it("a strategy's stop stops the agent, with its reason", async () => {

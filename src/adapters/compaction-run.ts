@@ -18,8 +18,9 @@
  *   event (the provider has the last word);
  * - a history that does not extend the one seen before is a new conversation: a new run.
  */
-import { CtxbenchError } from '../core/errors.js';
+import { CtxbenchError, errorLine } from '../core/errors.js';
 import { assistantMessage, strategyOrigin, type Message } from '../core/messages.js';
+import { createPlanChecker } from '../core/plan-check.js';
 import { checkOrder, checkPairing, createPairingGuard, describeViolations, type Violation } from '../core/pairing.js';
 import type { EventRecord } from '../core/run-records.js';
 import { AuxiliaryCallError, type AuxiliaryLlm, type AuxiliaryRequest, type LastRequest, type StrategyEvent, type StrategyRun } from '../core/strategy.js';
@@ -153,20 +154,13 @@ function auxiliaryLlm(counter: TokenCounter, window: number, answer: AuxiliaryTe
   };
 }
 
-/** Why a strategy's plan cannot be sent: not a list of messages of the four roles. */
-function malformed(messages: unknown): string | undefined {
-  if (!Array.isArray(messages)) return 'returned no message list';
-  const bad = messages.findIndex((m: Partial<Message> | null) => !m || typeof m.content !== 'string' || !['system', 'user', 'assistant', 'tool'].includes(m.role as string));
-  return bad < 0 ? undefined : `returned a malformed message at [${bad}]`;
-}
-
 /** Runs a strategy's hook: what it throws (a bug of the strategy's) becomes one line naming the strategy, the hook and the step. */
 async function callHook<T>(strategy: string, hook: string, step: number, call: () => T | Promise<T>): Promise<T> {
   try {
     return await call();
   } catch (error) {
     if (error instanceof CtxbenchError) throw error;
-    throw new CtxbenchError('STRATEGY_INVALID', `strategy ${strategy} threw in ${hook} at step ${step}: ${error instanceof Error ? error.message : String(error)}`);
+    throw new CtxbenchError('STRATEGY_INVALID', `strategy ${strategy}, ${hook} at step ${step}: threw: ${errorLine(error)}`);
   }
 }
 
@@ -216,10 +210,17 @@ export function createCompactionRun<P extends Params>(settings: CompactionSettin
   // Consecutive contexts share most messages: each guard checks in time linear in what changed.
   let incoming: ReturnType<typeof createPairingGuard>; // what the strategy is given
   let outgoing: ReturnType<typeof createPairingGuard>; // what it sends
+  let planProblem: ReturnType<typeof createPlanChecker>; // whether what a hook returned is a plan of messages
   const start = (): void => {
     run = chosen.strategy.create(chosen.params);
     [seen, sent, step, session, sessionSteps] = [[], undefined, 0, 1, 0];
-    [incoming, outgoing] = [createPairingGuard(), createPairingGuard()];
+    [incoming, outgoing, planProblem] = [createPairingGuard(), createPairingGuard(), createPlanChecker()];
+  };
+  /** The plan a hook returned, or STRATEGY_INVALID naming the strategy, the hook and the step. */
+  const checkedPlan = <T>(plan: T, hook: string, at: number): T => {
+    const problem = planProblem(plan, hook === 'afterResponse');
+    if (problem !== undefined) throw new CtxbenchError('STRATEGY_INVALID', `strategy ${name}, ${hook} at step ${at}: ${problem}`);
+    return plan;
   };
   start();
 
@@ -259,7 +260,7 @@ export function createCompactionRun<P extends Params>(settings: CompactionSettin
       };
       requestStep = step - 1;
       const decision = response
-        ? await guarded('afterResponse', requestStep, () => run.afterResponse?.({ messages: sent!, sent: sent!, response, usage: used, step: requestStep, session, sessionSteps, window, counter: counter!, systemPrompt, llm, files }))
+        ? checkedPlan(await guarded('afterResponse', requestStep, () => run.afterResponse?.({ messages: sent!, sent: sent!, response, usage: used, step: requestStep, session, sessionSteps, window, counter: counter!, systemPrompt, llm, files })), 'afterResponse', requestStep)
         : undefined;
       if (decision) {
         record(decision.events);
@@ -285,9 +286,7 @@ export function createCompactionRun<P extends Params>(settings: CompactionSettin
       throw new CtxbenchError('MESSAGES_INVALID', `${where}: breaks tool-call pairing, which no model accepts: ${firstViolation(broken)}`);
     }
 
-    const plan = await guarded('beforeRequest', step, () => run.beforeRequest({ messages, step, session, sessionSteps, window, counter: counter!, last, systemPrompt, appendedFrom, llm, files }));
-    const problem = malformed(plan?.messages);
-    if (problem) throw new CtxbenchError('STRATEGY_INVALID', `strategy ${name} ${problem} at step ${step}`);
+    const plan = checkedPlan(await guarded('beforeRequest', step, () => run.beforeRequest({ messages, step, session, sessionSteps, window, counter: counter!, last, systemPrompt, appendedFrom, llm, files })), 'beforeRequest', step);
     if (plan.newSession) [session, sessionSteps] = [session + 1, 0];
     record(plan.events);
     if (plan.stop !== undefined) throw new CompactionStopped(`${name} stopped the agent at step ${step}: ${plan.stop}`, events);

@@ -9,9 +9,8 @@
  * (worker-pool.ts) terminates a worker stuck past the timeout. Time a hook spends waiting on the
  * auxiliary LLM is the backend's (it has its own timeout), not the strategy's: the clock pauses then.
  */
-import { prefixFollower } from '../core/append-only.js';
 import { errorLine } from '../core/errors.js';
-import type { Message } from '../core/messages.js';
+import { createPlanChecker, isObject } from '../core/plan-check.js';
 import type { AuxiliaryLlm, RequestPlan, ResponsePlan, StrategyRun } from '../core/strategy.js';
 import { RunEnded } from './run-log.js';
 
@@ -68,9 +67,7 @@ export function createStrategyGuard({ strategy, timeoutMs, clock, preempted }: G
   let waiting = 0; // auxiliary calls in flight
   let timer: ReturnType<typeof setTimeout> | undefined;
   let expire: (() => void) | undefined; // rejects the hook call in progress, when it is async
-  // The last message list validated: what the next one shares with it (the same objects in the same
-  // places, as they were then) is not checked again.
-  const checked = prefixFollower();
+  const planProblem = createPlanChecker();
 
   const publish = (value: number): void => {
     if (clock) clock[0] = value;
@@ -115,21 +112,6 @@ export function createStrategyGuard({ strategy, timeoutMs, clock, preempted }: G
     return value;
   }
 
-  const planProblem = (plan: RequestPlan | ResponsePlan | undefined, optional: boolean): string | undefined => {
-    if (plan === undefined && optional) return undefined;
-    if (!isObject(plan)) return 'returned no plan ({ messages })';
-    if (!Array.isArray(plan.messages)) return 'returned no message list (plan.messages)';
-    if (plan.events !== undefined && !Array.isArray(plan.events)) return 'returned events that are not a list';
-    const messages = plan.messages as readonly Message[];
-    const from = checked.shared(messages);
-    for (let i = from; i < messages.length; i++) {
-      const bad = messageProblem(messages[i]);
-      if (bad !== undefined) return `returned a malformed message: messages[${i}] ${bad}`;
-    }
-    checked.record(messages, from);
-    return undefined;
-  };
-
   return {
     create: (run) =>
       call('create', 0, () => {
@@ -149,22 +131,5 @@ export function createStrategyGuard({ strategy, timeoutMs, clock, preempted }: G
   };
 }
 
-const ROLES: readonly string[] = ['system', 'user', 'assistant', 'tool'] satisfies readonly Message['role'][];
-
-/** What is wrong with `m` as a message the runner can send, or undefined. */
-function messageProblem(m: unknown): string | undefined {
-  if (!isObject(m)) return 'is not a message';
-  if (!ROLES.includes(m.role as string)) return `has role ${JSON.stringify(m.role)} (expected ${ROLES.join(', ')})`;
-  if (typeof m.id !== 'string') return 'has no string id';
-  if (typeof m.content !== 'string') return 'has no string content';
-  if (!isObject(m.origin)) return 'has no origin (make messages with the helpers: userMessage, withContent, ...)';
-  if (m.role === 'assistant' && !(Array.isArray(m.toolCalls) && m.toolCalls.every((c: unknown) => isObject(c) && typeof c.id === 'string' && typeof c.name === 'string' && typeof c.arguments === 'string'))) {
-    return 'has malformed toolCalls (a list of { id, name, arguments } strings)';
-  }
-  if (m.role === 'tool' && (typeof m.toolCallId !== 'string' || typeof m.name !== 'string')) return 'has no string toolCallId and name';
-  return undefined;
-}
-
-const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null;
 const isThenable = <T>(value: T | Promise<T>): value is Promise<T> => isObject(value) && typeof (value as { then?: unknown }).then === 'function';
 
