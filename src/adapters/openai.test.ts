@@ -84,12 +84,32 @@ describe('compact / createCompactor (OpenAI chat messages)', () => {
       [[null], 'messages[0]: expected a message object (got null)'],
       [[{ role: 'user', content: 42 }], 'messages[0].content: expected text or a list of parts (got number)'],
       [call({ cmd: 'ls' }), 'messages[2].tool_calls[0].function.arguments: expected a JSON string (got object)'],
+      [[{ role: 'user', content: 'u' }, { role: 'assistant', content: null, tool_calls: [{ id: 'a', type: 'custom', custom: { name: 'apply_patch' } }] }], 'messages[1].tool_calls[0].custom.input: expected text (got undefined)'],
+      // Legacy function calling pairs a result with its call by name: refused, not a pairing error.
+      [[{ role: 'user', content: 'u' }, { role: 'assistant', content: null, function_call: { name: 'bash', arguments: '{}' } }], 'messages[1].function_call: legacy function calling is not supported (send tool_calls and tool messages)'],
+      [[{ role: 'user', content: 'u' }, { role: 'function', name: 'bash', content: 'out' }], 'messages[1]: legacy function calling is not supported (send tool_calls and tool messages)'],
     ];
     for (const [messages, problem] of cases) {
       const error = await compact(messages as never, { strategy: 'masking', window: 1000 }).then(() => undefined, (e: unknown) => e);
       expect(error).toBeInstanceOf(CtxbenchError);
       expect(`${(error as CtxbenchError).code}: ${(error as CtxbenchError).message}`).toBe(`MESSAGES_INVALID: ${problem}`);
     }
+  });
+
+  it("reads a custom tool's calls (free-text input) as calls, and gives back an edited one as a custom call", async () => {
+    const messages: Chat[] = [{ role: 'system', content: 's' }, { role: 'user', content: 'Fix the bug.' }];
+    for (let i = 0; i < 4; i++) {
+      messages.push({ role: 'assistant', content: null, tool_calls: [{ id: `p${i}`, type: 'custom', custom: { name: 'apply_patch', input: `*** Begin Patch ${i}\n${'+ line\n'.repeat(50)}*** End Patch` } }] });
+      messages.push({ role: 'tool', tool_call_id: `p${i}`, content: `applied ${i}\n${'ok\n'.repeat(50)}` });
+    }
+    const result = await compact(messages, { strategy: 'clear-tool-results', params: { triggerTokens: 0, keep: 1, clearToolInputs: true }, window: 100_000 });
+    const calls = result.messages.flatMap((m) => (m.role === 'assistant' ? m.tool_calls ?? [] : []));
+    expect(calls.map((c) => c.type)).toEqual(['custom', 'custom', 'custom', 'custom']);
+    const inputs = calls.map((c) => (c.type === 'custom' ? c.custom.input : ''));
+    expect(inputs.slice(0, 3)).toEqual(['{}', '{}', '{}']); // cleared, as clear_tool_inputs clears
+    expect(inputs[3]).toBe((messages[8] as { tool_calls: { custom: { input: string } }[] }).tool_calls[0]!.custom.input);
+    expect(result.messages[8]).toBe(messages[8]); // the last call kept: the caller's own object
+    expect(checkPairing(fromOpenAiMessages(result.messages), { request: true })).toEqual([]);
   });
 
   it('two compactions at once on one compactor give what the same two give one after the other', async () => {

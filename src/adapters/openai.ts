@@ -65,13 +65,18 @@ function readMessage(p: ChatMessage, index: number, callNames: Map<string, strin
  */
 function shapeProblem(p: Record<string, unknown>): string | undefined {
   const { content, tool_calls: calls } = p;
+  // Deprecated by OpenAI: a result pairs with its call by name, which two calls of one tool break.
+  if (p.role === 'function' || (p.function_call !== undefined && p.function_call !== null)) return `${p.role === 'function' ? '' : '.function_call'}: legacy function calling is not supported (send tool_calls and tool messages)`;
   if (content !== undefined && content !== null && typeof content !== 'string' && !Array.isArray(content)) return `.content: expected text or a list of parts (got ${typeof content})`;
   if (calls === undefined || calls === null) return undefined;
   if (!Array.isArray(calls)) return `.tool_calls: expected a list (got ${typeof calls})`;
   for (const [k, call] of (calls as unknown[]).entries()) {
-    const fn = typeof call === 'object' && call !== null ? (call as { function?: { name?: unknown; arguments?: unknown } }).function : undefined;
-    if (typeof fn?.name !== 'string') return `.tool_calls[${k}].function.name: expected a tool name`;
-    if (typeof fn.arguments !== 'string') return `.tool_calls[${k}].function.arguments: expected a JSON string (got ${fn.arguments === null ? 'null' : typeof fn.arguments})`;
+    const custom = typeof call === 'object' && call !== null && (call as { type?: unknown }).type === 'custom';
+    const [field, value] = custom ? ['custom', 'input'] : ['function', 'arguments'];
+    const fn = typeof call === 'object' && call !== null ? (call as Record<string, { name?: unknown; [value: string]: unknown } | undefined>)[field] : undefined;
+    if (typeof fn?.name !== 'string') return `.tool_calls[${k}].${field}.name: expected a tool name`;
+    const given = fn[value];
+    if (typeof given !== 'string') return `.tool_calls[${k}].${field}.${value}: expected ${custom ? 'text' : 'a JSON string'} (got ${given === null ? 'null' : typeof given})`;
   }
   return undefined;
 }
@@ -82,8 +87,19 @@ function toChatMessages(history: ReadHistory<ChatMessage>, context: readonly Mes
     const fate = fateOf(history, m);
     if (fate.kind === 'kept') return fate.source.item;
     const [sent] = toOpenAiMessages([m]);
-    return fate.kind === 'edited' ? ({ ...fate.source.item, ...sent } as ChatMessage) : sent!;
+    return fate.kind === 'edited' ? ({ ...fate.source.item, ...asSentBefore(sent!, fate.source.item) } as ChatMessage) : sent!;
   });
+}
+
+/** An edited message's tool calls as the caller sent them: a custom tool's call stays one, its input edited. */
+function asSentBefore(sent: ChatMessage, source: ChatMessage): ChatMessage {
+  if (sent.role !== 'assistant' || !sent.tool_calls || source.role !== 'assistant') return sent;
+  const before = new Map((source.tool_calls ?? []).map((c) => [c.id, c]));
+  const tool_calls = sent.tool_calls.map((c) => {
+    const was = before.get(c.id);
+    return was?.type === 'custom' && c.type === 'function' ? { ...was, custom: { ...was.custom, input: c.function.arguments } } : c;
+  });
+  return { ...sent, tool_calls };
 }
 
 /** A strategy run over one conversation of OpenAI chat messages, kept from one request to the next. */

@@ -89,9 +89,9 @@ function textOf(content: TextContent): string {
   return (content ?? []).map((part) => part.text ?? '').join('');
 }
 
-/** OpenAI's tool calls as ours: function calls only (custom tools have no JSON arguments). */
+/** OpenAI's tool calls as ours: a custom tool's call (free text, not JSON) has its input as arguments. */
 export function fromOpenAiToolCalls(calls: readonly ChatCompletionMessageToolCall[] | null | undefined): ToolCall[] {
-  return (calls ?? []).flatMap((c) => (c.type === 'function' ? [{ id: c.id, name: c.function.name, arguments: c.function.arguments }] : []));
+  return (calls ?? []).map((c) => (c.type === 'custom' ? { id: c.id, name: c.custom.name, arguments: c.custom.input } : { id: c.id, name: c.function.name, arguments: c.function.arguments }));
 }
 
 /**
