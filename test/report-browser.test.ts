@@ -375,3 +375,67 @@ browserIt('a two-parameter sweep: a success chart per swept parameter, a point p
     rmSync(dir, { recursive: true, force: true });
   }
 });
+
+/**
+ * Every chart's numeric axis labels, per axis. uPlot draws them on its canvas, so `recordCanvasText`
+ * records fillText before the page's scripts run; an axis is the labels sharing a baseline (x) or an x (y).
+ * Strings, not functions: the tests' types have no DOM.
+ */
+const recordCanvasText = async (page: Page): Promise<void> => {
+  await page.addInitScript(`{
+    const proto = CanvasRenderingContext2D.prototype;
+    const fillText = proto.fillText;
+    proto.fillText = function (t, x, y) { (this.canvas.texts ??= []).push({ t: String(t), x, y }); return fillText.apply(this, arguments); };
+  }`);
+};
+
+const axisLabels = (page: Page): Promise<string[][]> =>
+  page.evaluate<string[][]>(`[...document.querySelectorAll('canvas')].flatMap((canvas) => {
+    const ticks = (canvas.texts ?? []).filter((d) => /^-?\\$?[\\d,.]+[kM%]?$/.test(d.t));
+    const groups = (key) => {
+      const byKey = new Map();
+      for (const d of ticks) byKey.set(key(d), [...new Set([...(byKey.get(key(d)) ?? []), d.t])]);
+      return [...byKey.values()].filter((g) => g.length > 1);
+    };
+    return [...groups((d) => Math.round(d.y)), ...groups((d) => Math.round(d.x))];
+  })`);
+
+/** An axis label's value: "$2.475" 2.475, "2.5k" 2500, "92.5%" 92.5. */
+const labelValue = (label: string): number => {
+  const unit = label.endsWith('k') ? 1e3 : label.endsWith('M') ? 1e6 : 1;
+  return Number(label.replace(/[$,%kM]/g, '')) * unit;
+};
+
+browserIt('axis labels state their ticks: evenly spaced values (7.5, $2.475, 2.5k, 92.5%), whole numbers on a whole-number parameter', async () => {
+  const dir = tempDir('ctxbench-report-browser-');
+  try {
+    const file = join(dir, 'report.html');
+    // keep 5 to 20 passing 33 to 40 of 40 probes for $2.40 to $2.67: ticks 2.5 or 0.025 apart on every axis.
+    const runs = sweepRuns([5, 10, 20, 15].map((keep) => [{ keep }, 0] as const)).map((run, i) => ({
+      ...run,
+      steps: run.steps.map((s) => ({ ...s, promptTokens: s.promptTokens * 4 })),
+      summary: { ...run.summary, costUsd: 2.4 + 0.09 * i, probes: { total: 40, verbatim: [33, 35, 38, 40][i]!, summary: 0, recoverable: 0, lost: [7, 5, 2, 0][i]! } },
+    }));
+    writeFileSync(file, renderReport(runs, { generatedAt: new Date('2025-01-02T03:04:05Z'), version: '0.1.0' }));
+    await withPage(async (page, problems) => {
+      await recordCanvasText(page);
+      for (const width of [1280, 900, 700]) {
+        await page.setViewportSize({ width, height: 900 });
+        await open(page, file);
+        await drawAllCurves(page);
+        const axes = await axisLabels(page);
+        expect(axes.length).toBe(6); // Pareto, sweep and the curve: x and y each
+        for (const axis of axes) {
+          const values = axis.map(labelValue);
+          const steps = values.slice(1).map((v, i) => v - values[i]!);
+          for (const step of steps) expect(step, axis.join(' ')).toBeCloseTo(steps[0]!, 9);
+        }
+        const keep = await page.locator('#sweep-0 canvas').evaluate((c) => (c as unknown as { texts: { t: string }[] }).texts.map((d) => d.t));
+        expect(keep.filter((t) => /^[\d.]+$/.test(t)).every((t) => Number.isInteger(Number(t))), keep.join(' ')).toBe(true);
+      }
+      await finish(page, problems, 'report-ticks.png');
+    });
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});

@@ -19,10 +19,20 @@ function compactTicks(ticks, step) {
   return ticks.map(function (v) { return v === 0 ? '0' : (v / unit).toFixed(tickDecimals(step / unit)) + suffix; });
 }
 
-/** Decimals that tell ticks `step` apart: 0.5 apart needs one, 0.02 two; never fewer than none. */
+/**
+ * Decimals that write every multiple of `step` exactly: those of its fractional part, not of its size
+ * (2.5 apart needs one for 7.5, 0.025 three for 2.475). Ticks are multiples of their step.
+ */
 function tickDecimals(step) {
-  return Math.min(6, Math.max(0, Math.ceil(-Math.log10(step) - 1e-9)));
+  for (var d = 0; d < 6; d++) {
+    var scaled = step * Math.pow(10, d);
+    if (Math.abs(scaled - Math.round(scaled)) < 1e-6 * Math.max(1, scaled)) return d;
+  }
+  return 6;
 }
+
+/** Tick spacings for an axis of whole numbers (steps, a whole-number parameter): no ticks between them. */
+var WHOLE_INCREMENTS = [1, 2, 5, 10, 20, 25, 50, 100, 200, 250, 500, 1000, 2000, 5000, 10000];
 
 function percent(fraction) {
   return (fraction * 100).toFixed(1) + '%';

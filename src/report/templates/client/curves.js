@@ -1,7 +1,6 @@
 // Token curves: one uPlot chart per scenario, with window and threshold lines, markers for what the
 // strategies did, and a panel saying what each did at the hovered step (read from the timelines).
 var CURVE_HEIGHT = 320;
-var STEP_INCREMENTS = [1, 2, 5, 10, 20, 25, 50, 100, 200, 250, 500, 1000, 2000, 5000, 10000];
 
 // A window far above the curve would flatten it onto the axis: lines beyond 3x the data's peak
 // are named under the chart instead of drawn.
@@ -151,8 +150,7 @@ function mountCurve(chart, data) {
     legend: { live: false },
     scales: { x: { time: false }, y: { range: function () { return [0, yMax]; } } },
     axes: [
-      // Steps are whole numbers: no ticks between them.
-      { label: 'step', font: AXIS_FONT, labelFont: AXIS_FONT, labelSize: 20, incrs: STEP_INCREMENTS },
+      { label: 'step', font: AXIS_FONT, labelFont: AXIS_FONT, labelSize: 20, incrs: WHOLE_INCREMENTS },
       { label: 'prompt tokens', font: AXIS_FONT, labelFont: AXIS_FONT, size: 56, values: function (u, ticks, axis, space, step) { return compactTicks(ticks, step); } },
     ],
     series: [{ label: 'step' }].concat(

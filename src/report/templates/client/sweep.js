@@ -24,7 +24,7 @@ function mountSweep(sweep) {
   };
   var xAxis = categories
     ? { label: sweep.parameter, font: AXIS_FONT, labelFont: AXIS_FONT, labelSize: 20, splits: function () { return xs; }, values: function (u, ticks) { return ticks.map(function (i) { return categories[i]; }); } }
-    : { label: sweep.parameter, font: AXIS_FONT, labelFont: AXIS_FONT, labelSize: 20, values: function (u, ticks, axis, space, incr) { return ticks.map(function (v) { return v.toFixed(tickDecimals(incr)); }); } };
+    : { label: sweep.parameter, font: AXIS_FONT, labelFont: AXIS_FONT, labelSize: 20, incrs: xs.every(Number.isInteger) ? WHOLE_INCREMENTS : undefined, values: function (u, ticks, axis, space, incr) { return ticks.map(function (v) { return v.toFixed(tickDecimals(incr)); }); } };
   var opts = {
     width: plot.clientWidth,
     height: SWEEP_HEIGHT,
