@@ -8,7 +8,7 @@ import { withoutByteOrderMark } from '../core/text-file.js';
 import type { FileKind } from '../core/output-file.js';
 import { runLabel } from '../core/run-names.js';
 import { RUN_STATUSES, type RunResult } from '../core/run-records.js';
-import { METRIC_FIELDS, NULLABLE_METRICS, runMetrics, type RunMetrics } from '../metrics/run-metrics.js';
+import { METRIC_FIELDS, NULLABLE_METRICS, runMetrics, unitOf, type RunMetrics, type StoredMetric } from '../metrics/run-metrics.js';
 import { runConfiguration, runConfigurationSchema, type RunConfiguration } from './configuration.js';
 
 /**
@@ -89,6 +89,13 @@ export function serializeBaseline(baseline: Baseline): string {
 
 const STATUSES: readonly string[] = RUN_STATUSES;
 
+/** Nullable metrics added after format 2 files were first written (reactive replay's re-reads). */
+const NEWER_THAN_FORMAT_2: ReadonlySet<string> = new Set(['rereads', 'rereadInputTokens']);
+
+/** A count is a whole number; every stored metric is >= 0. */
+const validNumber = (field: StoredMetric, v: unknown): boolean =>
+  typeof v === 'number' && Number.isFinite(v) && v >= 0 && (unitOf(field) !== 'count' || Number.isInteger(v));
+
 /** Validates a baseline file's text; every problem is a one-line error naming `file`. */
 export function parseBaseline(text: string, file: string): Baseline {
   const bad = (problem: string): CtxbenchError => new CtxbenchError('BASELINE_INVALID', `${file}: ${problem}`);
@@ -111,12 +118,17 @@ export function parseBaseline(text: string, file: string): Baseline {
     if (!isObject(value)) throw bad(`runs["${key}"] must be an object`);
     if (format !== 1) configs[key] = parseConfiguration(value.config, `runs["${key}"].config`, bad);
     for (const field of METRIC_FIELDS) {
-      // A nullable metric newer than the file (reactive replay's re-reads) is one it had none of.
-      const v = value[field] === undefined && NULLABLE_METRICS.has(field) ? (value[field] = null) : value[field];
+      if (value[field] === undefined) {
+        // A metric the file's format did not always write is one the run had none of; any other
+        // missing field was lost (a hand edit), and a check would skip it silently.
+        if (!NULLABLE_METRICS.has(field) || (format !== 1 && !NEWER_THAN_FORMAT_2.has(field))) throw bad(`runs["${key}"].${field} is missing`);
+        value[field] = null;
+      }
+      const v = value[field];
       if (field === 'status') {
         if (typeof v !== 'string' || !STATUSES.includes(v)) throw bad(`runs["${key}"].status must be one of ${STATUSES.join(', ')}`);
-      } else if (!(typeof v === 'number' && Number.isFinite(v)) && !(v === null && NULLABLE_METRICS.has(field))) {
-        throw bad(`runs["${key}"].${field} must be a number${NULLABLE_METRICS.has(field) ? ' or null' : ''}`);
+      } else if (!(v === null && NULLABLE_METRICS.has(field)) && !validNumber(field, v)) {
+        throw bad(`runs["${key}"].${field} must be ${unitOf(field) === 'count' ? 'a whole number >= 0' : 'a number >= 0'}${NULLABLE_METRICS.has(field) ? ' or null' : ''}`);
       }
     }
     runs[key] = ordered(value as unknown as RunMetrics);

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import type { RunStatus } from '../core/run-records.js';
 import { DEFAULT_TOLERANCES, type RunMetrics, type Tolerances } from '../metrics/run-metrics.js';
 import { parseBaseline, serializeBaseline, type Baseline } from './baseline.js';
 import { compareRuns, gateVerdict, passed, type Comparison, type Finding, type GateFlags } from './compare.js';
@@ -89,9 +90,10 @@ describe('compareRuns', () => {
     const halved = one({ inputTokens: 500_000, cachedInputTokens: 400_000 });
     expect(halved.regressions).toEqual([]);
     expect(brief(halved.improvements)).toEqual(['masking|a inputTokens']);
-    // A live provider that reported no cache count: nothing to compare.
-    expect(one({ cachedInputTokens: null }).regressions).toEqual([]);
+    // A baseline whose provider reported no cache count: nothing to compare.
     expect(compareRuns({ 'x|a': run({ cachedInputTokens: null }) }, { 'x|a': run({ cachedInputTokens: 0 }) }).regressions).toEqual([]);
+    // A count the baseline had and the candidate lost is a regression, not a metric skipped.
+    expect(one({ cachedInputTokens: null }).regressions).toMatchObject([{ key: 'masking|a', metric: 'cachedShare', candidate: 'none', delta: null }]);
   });
 
   it('a higher peak context is worse beyond 0.02 absolute', () => {
@@ -140,13 +142,26 @@ describe('compareRuns', () => {
     }
     const fixed = compareRuns({ 'raw|a': run({ status: 'overflow' }) }, { 'raw|a': run() });
     expect(brief(fixed.improvements)).toEqual(['raw|a status']);
-    expect(compareRuns({ 'raw|a': run({ status: 'overflow' }) }, { 'raw|a': run({ status: 'error' }) }).regressions).toEqual([]);
+    const change = (from: RunStatus, to: RunStatus): Comparison => compareRuns({ 'raw|a': run({ status: from, steps: 50 }) }, { 'raw|a': run({ status: to, steps: 40 }) });
+    // A run that ended for its context and now breaks, or ends otherwise, got worse: fewer steps is no saving.
+    for (const [from, to] of [['overflow', 'error'], ['overflow', 'invalid_context'], ['overflow', 'stopped'], ['stopped', 'overflow'], ['truncated', 'error']] as const) {
+      expect([from, to, brief(change(from, to).regressions), change(from, to).improvements]).toEqual([from, to, ['raw|a status'], []]);
+    }
+    // One that broke and now ends for its context got better.
+    for (const [from, to] of [['error', 'overflow'], ['invalid_context', 'stopped']] as const) {
+      expect([from, to, brief(change(from, to).improvements), change(from, to).regressions]).toEqual([from, to, ['raw|a status'], []]);
+    }
+    expect(change('error', 'invalid_context').regressions).toHaveLength(1);
     // Same failed status: the steps it reached still count.
     expect(brief(compareRuns({ 'raw|a': run({ status: 'overflow', steps: 50 }) }, { 'raw|a': run({ status: 'overflow', steps: 40 }) }).regressions)).toEqual(['raw|a steps']);
   });
 
-  it('skips metrics unknown on either side (no price, no recorded references, zero references, no reported cache hits)', () => {
-    expect(one({ costUsd: null, referencePresent: null, referenceTotal: null, cachedInputTokens: null }).regressions).toEqual([]);
+  it('skips metrics the baseline has no value of (no price, no recorded references, zero references, no reported cache hits); one the candidate lost is a regression', () => {
+    const none = { costUsd: null, referencePresent: null, referenceTotal: null, cachedInputTokens: null };
+    expect(compareRuns({ 'x|a': run(none) }, { 'x|a': run() }).regressions).toEqual([]);
+    expect(compareRuns({ 'x|a': run(none) }, { 'x|a': run(none) }).regressions).toEqual([]);
+    expect(brief(one(none).regressions)).toEqual(['masking|a cachedShare', 'masking|a referenceRecall', 'masking|a costUsd']);
+    expect(formatText(one(none), gate(one(none)))).toMatch(/REGRESSION\s+costUsd\s+masking\|a\s+\$\S+\s+none\s*\n/);
     expect(compareRuns({ 'x|a': run({ referencePresent: 0, referenceTotal: 0 }) }, { 'x|a': run({ referencePresent: 0, referenceTotal: 0 }) }).regressions).toEqual([]);
   });
 
@@ -279,25 +294,31 @@ describe('gateVerdict', () => {
     expect(gateVerdict(none, { allowMissing: true }).missingFails).toBe(true);
   });
 
-  it('fails on changed configurations unless accepted', () => {
-    const c = configured(['raw|a'], {}, { 'raw|a': { window: 8192 } });
+  it('fails on changed configurations unless accepted; accepted, when no run was left to compare', () => {
+    const c = configured(['raw|a', 'raw|b'], {}, { 'raw|a': { window: 8192 } });
     expect(gateVerdict(c)).toEqual({ regressed: false, missingFails: false, changesFail: true });
     expect(passed(gateVerdict(c, { acceptChanges: true }))).toBe(true);
+    // Every run changed: accepting them all would pass a gate that compared nothing.
+    const all = configured(['raw|a'], {}, { 'raw|a': { window: 8192 } });
+    expect(gateVerdict(all, { acceptChanges: true })).toEqual({ regressed: false, missingFails: false, changesFail: true });
+    expect(formatText(all, gate(all, { acceptChanges: true })).trim().split('\n').at(-1)).toBe(
+      'FAIL: 1 run with a changed configuration and none compared (nothing was gated; if intended, make this batch the baseline: bench baseline --db r.duckdb -o b.json)',
+    );
   });
 
   it('says why in one line, with the fix', () => {
     const missing = compareRuns(baseline, { 'raw|a': run() });
     expect(formatText(missing, gate(missing)).trim().split('\n').at(-1)).toBe('FAIL: 2 of 3 baseline runs missing (pass --allow-missing to gate the runs present)');
-    const changed = configured(['raw|a'], {}, { 'raw|a': { window: 8192 } });
+    const changed = configured(['raw|a', 'raw|b'], {}, { 'raw|a': { window: 8192 } });
     expect(formatText(changed, gate(changed)).trim().split('\n').at(-1)).toBe(
       'FAIL: 1 run with a changed configuration (if intended: pass --accept-changes; then make this batch the baseline: bench baseline --db r.duckdb -o b.json)',
     );
     expect(formatText(changed, gate(changed, { acceptChanges: true })).trim().split('\n').at(-1)).toBe(
       'Accepted: 1 run with a changed configuration, not compared; make this batch the baseline: bench baseline --db r.duckdb -o b.json',
     );
-    const partial = compareRuns({ 'raw|a': run(), 'raw|b': run() }, { 'raw|a': run() }, {
-      baselineConfigs: { 'raw|a': config(), 'raw|b': config() },
-      candidateConfigs: new Map([['raw|a', config({ window: 8192 })]]),
+    const partial = compareRuns({ 'raw|a': run(), 'raw|b': run(), 'raw|c': run() }, { 'raw|a': run(), 'raw|c': run() }, {
+      baselineConfigs: { 'raw|a': config(), 'raw|b': config(), 'raw|c': config() },
+      candidateConfigs: new Map([['raw|a', config({ window: 8192 })], ['raw|c', config()]]),
     });
     expect(formatText(partial, gate(partial, { allowMissing: true, acceptChanges: true })).trim().split('\n').at(-1)).toBe(
       'Accepted: 1 run with a changed configuration, not compared; run the whole matrix and make that batch the baseline: bench baseline --db r.duckdb -o b.json',
@@ -401,7 +422,21 @@ describe('baseline file', () => {
     expect(() => parseBaseline('{"format":3,"runs":{}}', 'b.json')).toThrow(/^b\.json: unsupported format 3 \(expected 1 or 2\)/);
     const broken = JSON.parse(serializeBaseline(baseline));
     broken.runs['raw|a'].inputTokens = 'many';
-    expect(() => parseBaseline(JSON.stringify(broken), 'b.json')).toThrow('b.json: runs["raw|a"].inputTokens must be a number');
+    expect(() => parseBaseline(JSON.stringify(broken), 'b.json')).toThrow('b.json: runs["raw|a"].inputTokens must be a whole number >= 0');
+    for (const [field, value, problem] of [['inputTokens', -1, 'must be a whole number >= 0'], ['steps', 2.5, 'must be a whole number >= 0'], ['costUsd', -0.5, 'must be a number >= 0 or null']] as const) {
+      const edited = JSON.parse(serializeBaseline(baseline));
+      edited.runs['raw|a'][field] = value;
+      expect(() => parseBaseline(JSON.stringify(edited), 'b.json')).toThrow(`b.json: runs["raw|a"].${field} ${problem}`);
+    }
+    // A field a format 2 file always has, gone (a hand edit): the check would skip the metric silently.
+    const lost = JSON.parse(serializeBaseline(baseline));
+    delete lost.runs['raw|a'].costUsd;
+    expect(() => parseBaseline(JSON.stringify(lost), 'b.json')).toThrow('b.json: runs["raw|a"].costUsd is missing');
+    // Re-reads came after format 2: a file without them had none.
+    const older = JSON.parse(serializeBaseline(baseline));
+    delete older.runs['raw|a'].rereads;
+    delete older.runs['raw|a'].rereadInputTokens;
+    expect(parseBaseline(JSON.stringify(older), 'b.json').runs['raw|a']).toMatchObject({ rereads: null, rereadInputTokens: null });
     broken.runs['raw|a'].status = 'fine';
     expect(() => parseBaseline(JSON.stringify(broken), 'b.json')).toThrow(/runs\["raw\|a"\]\.status must be one of/);
     const noConfig = JSON.parse(serializeBaseline(baseline));

@@ -5,6 +5,7 @@
  * could not compare what the baseline holds (missing runs, changed configurations).
  */
 import { BETTER, DEFAULT_TOLERANCES, metricValue, NUMERIC_METRICS, type ComparedMetric, type RunMetrics, type Tolerance, type Tolerances } from '../metrics/run-metrics.js';
+import type { RunStatus } from '../core/run-records.js';
 import { configurationChanges, type RunConfiguration } from './configuration.js';
 import type { TolerancesFor } from './tolerances.js';
 
@@ -57,13 +58,25 @@ export function allowance(tolerance: Tolerance, baseline: number): number {
 
 const EPSILON = 1e-9;
 
+/** A candidate's value where the baseline had one and the candidate has none. */
+export const LOST = 'none';
+
 const strategyOf = (key: string): string => key.slice(0, key.indexOf('|'));
 
 /**
+ * How a run ended, best first: it completed; it ended for its context (the window, a provider cutting
+ * the prompt, the strategy stopping it); it broke (an unpaired context, an error).
+ */
+const STATUS_RANK: Readonly<Record<RunStatus, number>> = { completed: 0, truncated: 1, overflow: 1, stopped: 1, invalid_context: 2, error: 2 };
+
+/**
  * Compares each run in both sets whose configuration is the same (or unknown). A changed status
- * decides alone: completed -> anything else is a regression, anything else -> completed an
- * improvement; the other metrics of a run whose status changed are not compared (a run that stopped
- * early uses fewer tokens, which is no improvement).
+ * decides alone: a run that now ends better (completes; ends for its context where it broke) is an
+ * improvement, any other change a regression (overflow -> error, overflow -> invalid_context, and
+ * overflow -> stopped too: the gate cannot tell such a change was meant). The other metrics of a run
+ * whose status changed are not compared (a run that stopped early uses fewer tokens, which is no
+ * improvement). A metric the baseline has and the candidate lost (a price or a reference count gone)
+ * is a regression.
  */
 export function compareRuns(
   baseline: Readonly<Record<string, RunMetrics>>,
@@ -94,14 +107,18 @@ export function compareRuns(
     compared += 1;
     if (b.status !== c.status) {
       const finding = { key, metric: 'status', baseline: b.status, candidate: c.status, delta: null } as const;
-      if (b.status === 'completed') regressions.push({ ...finding, kind: 'regression' });
-      else if (c.status === 'completed') improvements.push({ ...finding, kind: 'improvement' });
+      if (STATUS_RANK[c.status as RunStatus] < STATUS_RANK[b.status as RunStatus]) improvements.push({ ...finding, kind: 'improvement' });
+      else regressions.push({ ...finding, kind: 'regression' });
       continue;
     }
     for (const metric of NUMERIC_METRICS) {
       const bv = metricValue(b, metric);
       const cv = metricValue(c, metric);
-      if (bv === null || cv === null) continue;
+      if (bv === null) continue;
+      if (cv === null) {
+        regressions.push({ key, metric, baseline: bv, candidate: LOST, delta: null, kind: 'regression' });
+        continue;
+      }
       const delta = cv - bv;
       const worseBy = BETTER[metric] === 'lower' ? delta : -delta;
       const allowed = allowance(tolerancesOf(strategyOf(key))[metric], bv) + EPSILON * Math.max(1, Math.abs(bv));
@@ -125,7 +142,7 @@ export function compareRuns(
 export interface GateFlags {
   /** Baseline runs missing from the candidate are listed, not failed (some must still be there). */
   readonly allowMissing?: boolean | undefined;
-  /** Runs with a changed configuration are listed, not failed. */
+  /** Runs with a changed configuration are listed, not failed (some run must still be compared). */
   readonly acceptChanges?: boolean | undefined;
 }
 
@@ -135,7 +152,7 @@ export interface GateVerdict {
   readonly regressed: boolean;
   /** Baseline runs are missing from the candidate, unless allowed; always when none of them is there. */
   readonly missingFails: boolean;
-  /** Runs have a changed configuration, unless accepted. */
+  /** Runs have a changed configuration, unless accepted; always when no run was left to compare. */
   readonly changesFail: boolean;
 }
 
@@ -144,7 +161,8 @@ export function gateVerdict(c: Comparison, flags: GateFlags = {}): GateVerdict {
   return {
     regressed: c.regressions.length > 0,
     missingFails: missing > 0 && (!flags.allowMissing || missing === c.baselineRuns),
-    changesFail: c.changed.length > 0 && !flags.acceptChanges,
+    // Accepting every change of a batch whose every run changed would pass a gate that compared nothing.
+    changesFail: c.changed.length > 0 && (!flags.acceptChanges || c.compared === 0),
   };
 }
 

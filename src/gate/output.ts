@@ -114,9 +114,11 @@ export function verdictLine(c: Comparison, { verdict, update }: GateOutcome): st
     ...(verdict.missingFails
       ? [`${c.missingFromCandidate.length} of ${c.baselineRuns} baseline runs missing (${nonePresent ? 'nothing was compared' : 'pass --allow-missing to gate the runs present'})`]
       : []),
-    ...(verdict.changesFail
-      ? [`${plural(c.changed.length, 'run')} with a changed configuration (if intended: pass --accept-changes${rewrite(update, `then ${makeBaseline}`)})`]
-      : []),
+    ...(verdict.changesFail && c.compared === 0
+      ? [`${plural(c.changed.length, 'run')} with a changed configuration and none compared (nothing was gated${rewrite(update, `if intended, ${makeBaseline}`)})`]
+      : verdict.changesFail
+        ? [`${plural(c.changed.length, 'run')} with a changed configuration (if intended: pass --accept-changes${rewrite(update, `then ${makeBaseline}`)})`]
+        : []),
   ];
   return `FAIL: ${reasons.join('; ')}`;
 }

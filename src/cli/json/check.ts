@@ -21,8 +21,8 @@ const FINDING = z.strictObject({
   metric: z.enum(COMPARED_METRICS as [ComparedMetric, ...ComparedMetric[]]).describe('what got worse or better'),
   unit: z.enum(['status', 'count', 'fraction', 'usd']).describe('how to read the values: a run status, a count, a fraction (0.5 = 50%), dollars'),
   baseline: VALUE.describe('the baseline\'s value (a run status for status)'),
-  candidate: VALUE.describe('the checked batch\'s value'),
-  delta: z.number().nullable().describe('candidate - baseline; null for a status'),
+  candidate: VALUE.describe('the checked batch\'s value; `"none"` for a metric it lost (the baseline has one)'),
+  delta: z.number().nullable().describe('candidate - baseline; null for a status and a lost metric'),
 });
 
 export const CHECK_DOCUMENT = z
