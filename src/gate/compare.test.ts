@@ -131,6 +131,8 @@ describe('compareRuns', () => {
     expect(() => parseTolerances(['cachedInputTokens=rel:5%'])).toThrow(/expected a metric among .*cachedShare/);
     expect(() => parseTolerances(['steps=abs:5%'])).toThrow(/only for rel/);
     expect(() => parseTolerances(['steps=abs:-1'])).toThrow(/at least 0/);
+    expect(() => parseTolerances(['inputTokens=rel:15'])).toThrow('--tolerance inputTokens=rel:15: expected a fraction for rel: without % (rel:15 is 1500%; write rel:15% for 15 percent)');
+    expect(() => parseTolerances(['referenceRecall=abs:2'])).toThrow('--tolerance referenceRecall=abs:2: expected at most abs:1 on referenceRecall, a fraction (abs:0.05 is 5 points)');
   });
 
   it('completed -> truncated, overflow, error or stopped is a regression; the other metrics of that run are not compared', () => {

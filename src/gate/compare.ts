@@ -61,7 +61,8 @@ const EPSILON = 1e-9;
 /** A candidate's value where the baseline had one and the candidate has none. */
 export const LOST = 'none';
 
-const strategyOf = (key: string): string => key.slice(0, key.indexOf('|'));
+/** The strategy label of a run key (`strategy|scenarioId`). */
+export const strategyOf = (key: string): string => key.slice(0, key.indexOf('|'));
 
 /**
  * How a run ended, best first: it completed; it ended for its context (the window, a provider cutting

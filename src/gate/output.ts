@@ -7,7 +7,7 @@ import { markdownText } from '../core/markdown.js';
 import type { FileKind } from '../core/output-file.js';
 import { aggregateMetrics, costText, type MetricsAggregate } from '../metrics/aggregate.js';
 import { unitOf, type ComparedMetric, type RunMetrics } from '../metrics/run-metrics.js';
-import { passed, type Comparison, type Finding, type GateVerdict } from './compare.js';
+import { passed, strategyOf, type Comparison, type Finding, type GateVerdict } from './compare.js';
 
 /** A metric's value in its unit (run-metrics.ts): a status as written, a percentage, dollars, a count. */
 export function formatValue(metric: ComparedMetric, value: number | string): string {
@@ -147,7 +147,7 @@ export function aggregateByStrategy(runs: RunsByKey): { strategy: string; totals
   const entries = runs instanceof Map ? [...runs.entries()] : Object.entries(runs);
   const groups = new Map<string, RunMetrics[]>();
   for (const [key, metrics] of entries) {
-    const strategy = key.slice(0, key.indexOf('|'));
+    const strategy = strategyOf(key);
     groups.set(strategy, [...(groups.get(strategy) ?? []), metrics]);
   }
   return [...groups.keys()].sort().map((strategy) => ({ strategy, totals: aggregateMetrics(groups.get(strategy)!) }));

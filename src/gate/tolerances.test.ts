@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_TOLERANCES, toleranceText, type NumericMetric, type Tolerances } from '../metrics/run-metrics.js';
-import { parseToleranceFile, tolerancesFor } from './tolerances.js';
+import { parseToleranceFile, tolerancesFor, unmatchedStrategies } from './tolerances.js';
 
 const YAML = `
 defaults:
@@ -39,6 +39,12 @@ describe('tolerance file', () => {
     expect(tolerancesFor(undefined)('raw')).toEqual(DEFAULT_TOLERANCES);
   });
 
+  it('names the strategy entries that match no run', () => {
+    expect(unmatchedStrategies(file, ['masking', 'summarization', 'jetbrains-masking'])).toEqual([]);
+    expect(unmatchedStrategies(file, ['masking', 'raw'])).toEqual(['summarization', 'jetbrains-*', 'jetbrains-masking']);
+    expect(unmatchedStrategies(parseToleranceFile('strategies:\n  maskng:\n    inputTokens: rel:1%', 't.yaml'), ['masking'])).toEqual(['maskng']);
+  });
+
   it('reads JSON by a .json name, and an empty file as no tolerances', () => {
     const json = parseToleranceFile(JSON.stringify({ strategies: { 'raw': { costUsd: 'rel:0.1' } } }), 't.json');
     expect(json).toEqual({ defaults: {}, strategies: [{ pattern: 'raw', tolerances: { costUsd: { kind: 'rel', value: 0.1 } } }] });
@@ -57,6 +63,10 @@ describe('tolerance file', () => {
     expect(bad('defaults:\n  steps: abs:1%')).toThrow(/^t\.yaml: defaults\.steps: expected a plain number for abs:/);
     expect(bad('strategies:\n  raw:\n    steps: abs:-1')).toThrow(/^t\.yaml: strategies\.raw\.steps: expected a tolerance of at least 0/);
     expect(bad('defaults:\n  steps: 3')).toThrow(/^t\.yaml: defaults\.steps: /);
+    // Slips of units: 15 meant as 15%, 5 points meant as 0.05.
+    expect(bad('defaults:\n  inputTokens: rel:15')).toThrow('t.yaml: defaults.inputTokens: expected a fraction for rel: without % (rel:15 is 1500%; write rel:15% for 15 percent) (got "rel:15")');
+    expect(bad('defaults:\n  peakContextPct: abs:5')).toThrow('t.yaml: defaults.peakContextPct: expected at most abs:1 on peakContextPct, a fraction (abs:0.05 is 5 points) (got "abs:5")');
+    expect(parseToleranceFile('defaults:\n  inputTokens: rel:1500%\n  steps: abs:5', 't.yaml').defaults).toEqual({ inputTokens: { kind: 'rel', value: 15 }, steps: { kind: 'abs', value: 5 } });
     expect(bad('- 1')).toThrow(/^t\.yaml: \(top level\): /);
   });
 });

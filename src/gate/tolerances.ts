@@ -6,7 +6,7 @@ import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
 import { CtxbenchError } from '../core/errors.js';
 import { withoutByteOrderMark } from '../core/text-file.js';
-import { DEFAULT_TOLERANCES, NUMERIC_METRICS, type NumericMetric, type Tolerance, type Tolerances } from '../metrics/run-metrics.js';
+import { DEFAULT_TOLERANCES, NUMERIC_METRICS, unitOf, type NumericMetric, type Tolerance, type Tolerances } from '../metrics/run-metrics.js';
 
 /** The tolerances of the runs of one strategy label (a strategy or preset, a sweep's setting in brackets). */
 export type TolerancesFor = (label: string) => Tolerances;
@@ -23,14 +23,20 @@ export interface ToleranceFile {
 const EXAMPLE = 'e.g. inputTokens=rel:5% or peakContextPct=abs:0.05';
 const SHAPE = 'abs:X or rel:Y';
 
-/** "abs:X" or "rel:Y" (rel accepts 0.05 or 5%); else what was expected instead. */
-function parseTolerance(text: string): Tolerance | string {
+/**
+ * "abs:X" or "rel:Y" (rel accepts 0.05 or 5%) for `metric`; else what was expected instead. What
+ * reads as a slip of units is refused rather than taken: `rel:15` (1500%, meant as 15%) and an abs of
+ * more than 1 on a fraction (`abs:5` on peakContextPct: 500 points).
+ */
+function parseTolerance(text: string, metric: NumericMetric): Tolerance | string {
   const match = /^\s*(abs|rel)\s*:\s*([0-9.eE+-]+)\s*(%?)\s*$/.exec(text);
   if (!match) return SHAPE;
   const [, kind, number, percent] = match;
   if (percent && kind !== 'rel') return 'a plain number for abs: (a % suffix is only for rel:)';
   const value = Number(number) / (percent ? 100 : 1);
   if (!Number.isFinite(value) || value < 0) return 'a tolerance of at least 0';
+  if (kind === 'rel' && !percent && value > 1) return `a fraction for rel: without % (rel:${number} is ${Number((value * 100).toPrecision(12))}%; write rel:${number}% for ${number} percent)`;
+  if (kind === 'abs' && unitOf(metric) === 'fraction' && value > 1) return `at most abs:1 on ${metric}, a fraction (abs:0.05 is 5 points)`;
   return { kind: kind as Tolerance['kind'], value };
 }
 
@@ -47,22 +53,23 @@ function parseFlags(specs: readonly string[]): Some {
     if (!match) throw invalid(`metric=abs:X or metric=rel:Y, ${EXAMPLE}`);
     const [, metric, text] = match;
     if (!(NUMERIC_METRICS as readonly string[]).includes(metric!)) throw invalid(`a metric among ${NUMERIC_METRICS.join(', ')}`);
-    const tolerance = parseTolerance(text!);
+    const tolerance = parseTolerance(text!, metric as NumericMetric);
     if (typeof tolerance === 'string') throw invalid(tolerance === SHAPE ? `metric=abs:X or metric=rel:Y, ${EXAMPLE}` : tolerance);
     out[metric as NumericMetric] = tolerance;
   }
   return out;
 }
 
-const tolerance = z.string().transform((text, ctx) => {
-  const parsed = parseTolerance(text);
-  if (typeof parsed === 'string') {
-    ctx.addIssue({ code: 'custom', message: `expected ${parsed}, e.g. rel:5% or abs:0.05 (got ${JSON.stringify(text)})` });
-    return z.NEVER;
-  }
-  return parsed;
-});
-const metrics = z.strictObject(Object.fromEntries(NUMERIC_METRICS.map((m) => [m, tolerance.optional()])) as Record<NumericMetric, z.ZodOptional<typeof tolerance>>);
+const toleranceOf = (metric: NumericMetric) =>
+  z.string().transform((text, ctx) => {
+    const parsed = parseTolerance(text, metric);
+    if (typeof parsed === 'string') {
+      ctx.addIssue({ code: 'custom', message: `expected ${parsed}${parsed === SHAPE ? ', e.g. rel:5% or abs:0.05' : ''} (got ${JSON.stringify(text)})` });
+      return z.NEVER;
+    }
+    return parsed;
+  });
+const metrics = z.strictObject(Object.fromEntries(NUMERIC_METRICS.map((m) => [m, toleranceOf(m).optional()])) as Record<NumericMetric, z.ZodOptional<ReturnType<typeof toleranceOf>>>);
 const fileSchema = z.strictObject({ defaults: metrics.optional(), strategies: z.record(z.string(), metrics).optional() });
 
 /** A tolerance file's text (YAML, or JSON by a .json name), validated; a problem is one line naming the file and field. */
@@ -95,6 +102,15 @@ export function parseToleranceFile(text: string, file: string): ToleranceFile {
 
 const globRegExp = (pattern: string): RegExp =>
   new RegExp(`^${pattern.replace(/[.+^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '.*').replace(/\?/g, '.')}$`);
+
+/**
+ * The file's strategy entries that match none of `labels` (the runs' strategy labels of both sides):
+ * a typo or a stale entry, which would otherwise apply to nothing without a word.
+ */
+export function unmatchedStrategies(file: ToleranceFile, labels: Iterable<string>): string[] {
+  const all = [...labels];
+  return file.strategies.filter(({ pattern }) => !all.some((label) => globRegExp(pattern).test(label))).map(({ pattern }) => pattern);
+}
 
 /**
  * The tolerances of each strategy label: the built-in defaults, then the file's defaults, then each of

@@ -9,9 +9,9 @@ import path from 'node:path';
 import { CtxbenchError } from '../../core/errors.js';
 import { checkOutput, checkOutputs, writeOutput, type FileKind, type OutputSpec } from '../../core/output-file.js';
 import { BASELINE_FILE, buildBaseline, configsByKey, metricsByKey, parseBaseline, serializeBaseline, type BatchMeta } from '../../gate/baseline.js';
-import { compareRuns, gateVerdict } from '../../gate/compare.js';
+import { compareRuns, gateVerdict, strategyOf } from '../../gate/compare.js';
 import { BENCHMARK_JSON, benchmarkJson, formatMarkdown, formatText, MARKDOWN_SUMMARY, type GateOutcome } from '../../gate/output.js';
-import { parseToleranceFile, tolerancesFor, type TolerancesFor } from '../../gate/tolerances.js';
+import { parseToleranceFile, tolerancesFor, unmatchedStrategies, type TolerancesFor } from '../../gate/tolerances.js';
 import { acquireInstance, releaseInstance } from '../../store/instances.js';
 import { ResultStore } from '../../store/result-store.js';
 import { BATCHES } from '../../store/schema.js';
@@ -112,7 +112,11 @@ async function toleranceFile(options: CheckOptions): Promise<string | undefined>
   return undefined;
 }
 
-async function readTolerances(options: CheckOptions): Promise<{ readonly file: string | undefined; readonly tolerances: TolerancesFor }> {
+/**
+ * The tolerances, from the file and the flags. `labels`: the strategy labels of the runs on both
+ * sides; a file's strategy entry that matches none of them is refused (a typo would apply nothing).
+ */
+async function readTolerances(options: CheckOptions, labels: ReadonlySet<string>): Promise<{ readonly file: string | undefined; readonly tolerances: TolerancesFor }> {
   const file = await toleranceFile(options);
   if (file === undefined) return { file, tolerances: tolerancesFor(undefined, options.tolerance) };
   let text: string;
@@ -121,7 +125,12 @@ async function readTolerances(options: CheckOptions): Promise<{ readonly file: s
   } catch (error) {
     throw new CtxbenchError('OPTION_INVALID', `--tolerances ${file}: cannot read (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`);
   }
-  return { file, tolerances: tolerancesFor(parseToleranceFile(text, file), options.tolerance) };
+  const parsed = parseToleranceFile(text, file);
+  const unmatched = unmatchedStrategies(parsed, labels);
+  if (unmatched.length > 0) {
+    throw new CtxbenchError('OPTION_INVALID', `${file}: strategies: ${unmatched.join(', ')} match${unmatched.length === 1 ? 'es' : ''} no run's strategy (the runs have: ${[...labels].sort().join(', ')})`);
+  }
+  return { file, tolerances: tolerancesFor(parsed, options.tolerance) };
 }
 
 async function readBaseline(file: string): Promise<string> {
@@ -140,10 +149,11 @@ export async function checkCommand(options: CheckOptions): Promise<void> {
   // Both are checked before either is written: a refused one leaves the other unwritten too.
   await checkOutputs([jsonOut, markdownOut].filter((o) => o !== undefined));
   const baseline = parseBaseline(await readBaseline(options.baseline), options.baseline);
-  const { file: tolerancesFile, tolerances } = await readTolerances(options);
   const batch = await loadBatch(options.db, options.batch);
   const where = `${options.db} batch ${batch.batchId}`;
   const candidate = metricsByKey(batch.runs, where);
+  const labels = new Set([...Object.keys(baseline.runs), ...candidate.keys()].map(strategyOf));
+  const { file: tolerancesFile, tolerances } = await readTolerances(options, labels);
   const comparison = compareRuns(baseline.runs, candidate, { tolerances, baselineConfigs: baseline.configs, candidateConfigs: configsByKey(batch.runs, where) });
   const gate: GateOutcome & { readonly update: string } = {
     verdict: gateVerdict(comparison, options),
