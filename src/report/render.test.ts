@@ -246,6 +246,23 @@ describe('renderReport', () => {
     expect(html.match(/<\/script>/g)).toHaveLength(4);
   });
 
+  it('writes out the bidirectional controls of scenario text, so none reorders what is around it', () => {
+    const bidi = /[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/;
+    const runs = sampleRuns().map((r) => ({
+      ...r,
+      config: { ...r.config, scenarioId: `${r.config.scenarioId}\u2067`, scenarioTitle: 'Fix bug \u202eelif-tset', model: 'gpt-4o\u202e', strategy: `${r.config.strategy}\u200f` },
+      events: [...r.events, { step: 2, session: 1, kind: 'summarized' as const, detail: 'tool \u2066bash\u2069 output', text: 'kept \u202dtext\u202c' }],
+      probes: r.probes.map((p) => ({ ...p, answer: `${p.answer}\u061c` })),
+    }));
+    const page = renderReport(runs, meta);
+    expect(page).not.toMatch(bidi);
+    expect(page).toContain('Fix bug \\u202eelif-tset');
+    expect(page).toContain('gpt-4o\\u202e');
+    const timelines = timelinesOf(page);
+    expect(JSON.stringify(timelines)).not.toMatch(bidi);
+    expect(timelines[0]!.events.at(-1)).toMatchObject({ detail: 'tool \\u2066bash\\u2069 output', text: 'kept \\u202dtext\\u202c' });
+  });
+
   it('embeds the chart data as parseable JSON with the right series', () => {
     const data = dataOf(html);
     expect(data.charts.map((c) => c.scenarioId)).toEqual(['swe-auth-001', 'bad"id<i>']);

@@ -10,6 +10,7 @@ import { fileURLToPath } from 'node:url';
 import Handlebars from 'handlebars';
 import type { FileKind } from '../core/output-file.js';
 import type { RunResult } from '../core/run-records.js';
+import { withVisibleBidi } from './bidi.js';
 import { buildView, type ReportMeta } from './view.js';
 
 export type { ReportMeta } from './view.js';
@@ -78,7 +79,8 @@ export const HTML_REPORT: FileKind = {
 /** Renders the report page. Pure: same runs and meta, same HTML. */
 export function renderReport(runs: readonly RunResult[], meta: ReportMeta): string {
   assets ??= loadAssets();
-  const { data, timelines, ...view } = buildView(runs, meta);
+  // Scenario text is written out where it would reorder its neighbours; the exports keep it as recorded.
+  const { data, timelines, ...view } = buildView(withVisibleBidi(runs), withVisibleBidi(meta));
   const uplotJs = inlineSafe(assets.uplotJs, 'script');
   const pageJs = inlineSafe(assets.pageJs, 'script');
   // Only the two scripts shipped here may run, so markup that slipped past escaping still can't execute.
