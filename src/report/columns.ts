@@ -2,7 +2,7 @@
  * How the report groups runs: into run configurations (a strategy, told apart by whatever else varies
  * between its runs: one matrix column, one chart series, one Pareto point) and into scenario groups.
  */
-import { basename, dirname } from 'node:path';
+import { basename, dirname, relative } from 'node:path';
 import type { RunResult } from '../core/run-records.js';
 import type { Params } from '../core/params.js';
 import { distinct, fmtInt } from './format.js';
@@ -117,5 +117,36 @@ export function runsByColumn({ columns, columnOf }: Columns, runs: readonly RunR
   return columns.map((col) => ({ col, runs: byColumn.get(col) ?? [] }));
 }
 
-/** A scenario's group is the folder it was loaded from (the bundled suite: one per agent, and synthetic). */
+/** The folder a scenario was loaded from, as the exports name it (`scenarioGroup`). */
 export const scenarioGroupOf = (run: RunResult): string => basename(dirname(run.config.scenarioFile)) || '.';
+
+/** The folder of a scenario's file; its parent when the folder is named after the scenario (a dataset's one folder per task). */
+function datasetFolder(run: RunResult): string {
+  const folder = dirname(run.config.scenarioFile);
+  return basename(folder) === run.config.scenarioId ? dirname(folder) : folder;
+}
+
+/** The folder every one of `folders` is in or below ("" when they share none, or only "/"). */
+function commonFolder(folders: readonly string[]): string {
+  const parts = folders.map((f) => f.split('/'));
+  const common = parts[0] ?? [];
+  const length = common.findIndex((part, i) => parts.some((p) => p[i] !== part));
+  return common.slice(0, length === -1 ? common.length : length).join('/');
+}
+
+/**
+ * The page's scenario groups, one per dataset or agent: the folder a scenario came from (above its
+ * own folder, when it has one), or, when every such folder lies below one dataset root
+ * (`--scenario trajectories/`), the folder just below that root, so `<agent>/trajs/<id>/<id>.traj.json`
+ * groups by agent, not by task. The bundled suite: one per agent, and synthetic.
+ */
+export function scenarioGroupsOf(runs: readonly RunResult[]): (run: RunResult) => string {
+  const folders = new Map(runs.map((r) => [r, datasetFolder(r)]));
+  const all = distinct([...folders.values()]);
+  const root = commonFolder(all);
+  const belowRoot = root !== '' && root !== '.' && !all.includes(root);
+  return (run) => {
+    const folder = folders.get(run)!;
+    return (belowRoot ? relative(root, folder).split('/')[0] : basename(folder)) || '.';
+  };
+}

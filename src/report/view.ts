@@ -7,7 +7,7 @@ import { gzipSync } from 'node:zlib';
 import { aggregateRuns } from '../metrics/aggregate.js';
 import type { BatchInfo, CalibrationRecord, RunResult } from '../core/run-records.js';
 import { baselineDiff, candidateRuns, type BaselineDiff, type BaselineSource } from './baseline-diff.js';
-import { columnsOf, runsByColumn, scenarioGroupOf, type Column } from './columns.js';
+import { columnsOf, runsByColumn, scenarioGroupsOf, type Column } from './columns.js';
 import { chartOf, type ChartData } from './curves.js';
 import { distinct, fmtInt, fmtPct, statusText } from './format.js';
 import { facts, reportNotes, utcMinute, type Fact } from './header.js';
@@ -135,11 +135,12 @@ export function buildView(runs: readonly RunResult[], meta: ReportMeta): ReportV
   const scenarios = [...new Map(runs.map((r) => [r.config.scenarioId, r.config.scenarioTitle])).entries()];
   const indexOf = new Map(runs.map((r, i) => [r, i]));
   const runIndex = (r: RunResult): number => indexOf.get(r)!;
+  const groupOf = scenarioGroupsOf(runs);
 
   const facets = new Map(
     scenarios.map(([scenarioId]): [string, ScenarioFacets] => {
       const own = runs.filter((r) => r.config.scenarioId === scenarioId);
-      return [scenarioId, { group: scenarioGroupOf(own[0]!), outcome: own[0]!.config.outcome ?? 'unknown', failed: own.some((r) => r.summary.status !== 'completed') }];
+      return [scenarioId, { group: groupOf(own[0]!), outcome: own[0]!.config.outcome ?? 'unknown', failed: own.some((r) => r.summary.status !== 'completed') }];
     }),
   );
   const matrixRows = scenarios.map(([scenarioId, title]) => ({
@@ -162,7 +163,7 @@ export function buildView(runs: readonly RunResult[], meta: ReportMeta): ReportV
   const pareto = paretoOf(byColumn);
   const sweeps = sweepPlotsOf(byColumn, pareto);
 
-  const summaries = summaryGroups(runs, columnOf);
+  const summaries = summaryGroups(runs, columnOf, groupOf);
   const timelines = packedTimelines(runs, scenarios.map(([id]) => id), columnOf);
   return {
     title: meta.title ?? 'ctxbench report',
@@ -218,20 +219,20 @@ function several(values: readonly string[]): string[] {
   return unique.length > 1 ? unique : [];
 }
 
-/** All scenarios first, then each scenario group (the folder a scenario came from) when there are several. */
-function summaryGroups(runs: readonly RunResult[], columnOf: (run: RunResult) => Column): SummaryGroup[] {
+/** All scenarios first, then each scenario group (scenarioGroupsOf) when there are several. */
+function summaryGroups(runs: readonly RunResult[], columnOf: (run: RunResult) => Column, groupOf: (run: RunResult) => string): SummaryGroup[] {
   const table = (own: readonly RunResult[]): SummaryTable => {
     const columns = distinct(own.map(columnOf));
     return summaryTable(own, columns.map((col) => ({ col, runs: own.filter((r) => columnOf(r) === col) })));
   };
   const count = (own: readonly RunResult[]): number => distinct(own.map((r) => r.config.scenarioId)).length;
-  const groups = distinct(runs.map(scenarioGroupOf));
+  const groups = distinct(runs.map(groupOf));
   const all: SummaryGroup = { id: 'summary-all', label: 'All scenarios', scenarios: count(runs), first: true, table: table(runs) };
   if (groups.length < 2) return [all];
   return [
     all,
     ...groups.map((group, i) => {
-      const own = runs.filter((r) => scenarioGroupOf(r) === group);
+      const own = runs.filter((r) => groupOf(r) === group);
       return { id: `summary-group-${i}`, label: group, scenarios: count(own), first: false, table: table(own) };
     }),
   ];

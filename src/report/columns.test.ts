@@ -1,0 +1,46 @@
+import { describe, expect, it } from 'vitest';
+import type { RunResult } from '../core/run-records.js';
+import { sampleRuns } from '../../test/helpers/report-fixtures.js';
+import { scenarioGroupsOf } from './columns.js';
+
+/** One run per [scenario id, file]. */
+const runsFrom = (files: readonly (readonly [string, string])[]): RunResult[] => {
+  const template = sampleRuns()[0]!;
+  return files.map(([scenarioId, scenarioFile]) => ({ ...template, config: { ...template.config, scenarioId, scenarioFile } }));
+};
+const groupsOf = (files: readonly (readonly [string, string])[]): string[] => {
+  const runs = runsFrom(files);
+  return runs.map(scenarioGroupsOf(runs));
+};
+
+describe('scenarioGroupsOf', () => {
+  it('keeps the bundled suite: one group per agent, and synthetic', () => {
+    expect(
+      groupsOf([
+        ['a-1', 'scenarios/mini-swe-agent-gemini3pro/a-1.json'],
+        ['b-2', 'scenarios/openhands-codeact-sonnet35/b-2.json'],
+        ['s-3', 'scenarios/synthetic/s-3.json'],
+      ]),
+    ).toEqual(['mini-swe-agent-gemini3pro', 'openhands-codeact-sonnet35', 'synthetic']);
+    // With a scenario from elsewhere (another disk, the working folder): each the folder it came from.
+    expect(groupsOf([['s-3', '/work/scenarios/synthetic/s-3.json'], ['h', '/tmp/run-x/hostile.json']])).toEqual(['synthetic', 'run-x']);
+    expect(groupsOf([['s-3', 'scenarios/synthetic/s-3.json'], ['h', 'hostile.json']])).toEqual(['synthetic', '.']);
+  });
+
+  it('groups a dataset of one folder per task by dataset, not by task', () => {
+    const root = '/data/trajectories';
+    expect(
+      groupsOf([
+        ['django-1', `${root}/mini-swe-agent/trajs/django-1/django-1.traj.json`],
+        ['django-2', `${root}/mini-swe-agent/trajs/django-2/django-2.traj.json`],
+        ['astropy-3', `${root}/openhands/llm_completions/astropy-3/litellm_proxy__claude-1733339462.43.json`],
+        ['astropy-4', `${root}/openhands/llm_completions/astropy-4/litellm_proxy__claude-1733343863.36.json`],
+        ['pony-5', `${root}/openhands-events/evaluation/examples/output.jsonl#0`],
+        ['marsh-6', `${root}/swe-agent/trajectories/demonstrations/replay__marsh-6__fc/marsh-6.traj`],
+        ['airline@0', `${root}/tau-bench/historical_trajectories/gpt-4o-airline.json#0`],
+      ]),
+    ).toEqual(['mini-swe-agent', 'mini-swe-agent', 'openhands', 'openhands', 'openhands-events', 'swe-agent', 'tau-bench']);
+    // One dataset alone: one group, the folder its task folders are in.
+    expect(groupsOf([['d-1', 'trajs/d-1/d-1.traj.json'], ['d-2', 'trajs/d-2/d-2.traj.json']])).toEqual(['trajs', 'trajs']);
+  });
+});
