@@ -58,13 +58,13 @@ export const metricsByKey = (runs: readonly RunResult[], where: string): Map<str
 
 /** Each run's configuration by key (see runsByKey). */
 export const configsByKey = (runs: readonly RunResult[], where: string): Map<string, RunConfiguration> =>
-  mapValues(runsByKey(runs, where), (run) => runConfiguration(run.config));
+  mapValues(runsByKey(runs, where), runConfiguration);
 
 export function buildBaseline(runs: readonly RunResult[], batch: BatchMeta, created: Date, where: string): Baseline {
   const byKey = runsByKey(runs, where);
   const keys = [...byKey.keys()].sort();
   const runsOut = Object.fromEntries(keys.map((key) => [key, ordered(runMetrics(byKey.get(key)!))]));
-  const configs = Object.fromEntries(keys.map((key) => [key, runConfiguration(byKey.get(key)!.config)]));
+  const configs = Object.fromEntries(keys.map((key) => [key, runConfiguration(byKey.get(key)!)]));
   return { format: BASELINE_FORMAT, created: created.toISOString(), version: batch.version, command: batch.command, runs: runsOut, configs };
 }
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { RunStatus } from '../core/run-records.js';
+import type { RunResult, RunStatus } from '../core/run-records.js';
 import { DEFAULT_TOLERANCES, type RunMetrics, type Tolerances } from '../metrics/run-metrics.js';
 import { parseBaseline, serializeBaseline, type Baseline } from './baseline.js';
 import { compareRuns, gateVerdict, passed, type Comparison, type Finding, type GateFlags } from './compare.js';
@@ -43,6 +43,7 @@ const CONFIG: RunConfiguration = {
   priceModel: 'gemini-3-pro-preview',
   scenarioDigest: 'a'.repeat(64),
   replay: 'forced',
+  probes: 'context',
 };
 const config = (patch: Partial<RunConfiguration> = {}): RunConfiguration => ({ ...CONFIG, ...patch });
 /** Every key with the same metrics; configurations per key from `before` and `after` (CONFIG when absent). */
@@ -190,11 +191,17 @@ describe('compareRuns', () => {
   });
 });
 
+/** The first sample run with its config patched. */
+const withConfig = (patch: Partial<RunResult['config']>): RunResult => {
+  const [sample] = sampleRuns();
+  return { ...sample!, config: { ...sample!.config, ...patch } };
+};
+
 describe('configuration changes', () => {
   it('keeps what shapes a run’s numbers, not where its server was', () => {
     const [sample] = sampleRuns();
     const live = { ...sample!.config, backend: 'ollama', backendOptions: { url: 'http://127.0.0.1:43121', model: 'qwen2.5-coder:7b', live: 'measure' }, calibrationFactor: undefined, scenarioDigest: undefined };
-    expect(runConfiguration(live)).toEqual({
+    expect(runConfiguration({ ...sample!, config: live })).toEqual({
       params: sample!.config.params,
       window: sample!.config.window,
       model: sample!.config.model,
@@ -206,12 +213,22 @@ describe('configuration changes', () => {
       priceModel: sample!.config.priceModel,
       scenarioDigest: null,
       replay: 'forced',
+      probes: 'context',
     });
+  });
+
+  it('names a run whose probes were graded otherwise (asked of the model, or looked up in the context); a baseline from before reads as --probes auto graded', () => {
+    const [sample] = sampleRuns();
+    const asked = { ...sample!, summary: { ...sample!.summary, probes: { ...sample!.summary.probes, answered: 0 } } };
+    expect([runConfiguration(sample!).probes, runConfiguration(asked).probes]).toEqual(['context', 'ask']);
+    expect(configurationChanges('masking|a', CONFIG, { ...CONFIG, probes: 'ask' })).toEqual(['probes context -> ask']);
+    expect(runConfigurationSchema.parse({ ...CONFIG, probes: undefined }).probes).toBe('context');
+    expect(runConfigurationSchema.parse({ ...CONFIG, backend: 'ollama', probes: undefined }).probes).toBe('ask');
   });
 
   it('names an outside strategy whose source changed; a baseline from before outside strategies reads as built-in', () => {
     const source = (digest: string) => ({ ...CONFIG, strategySource: { file: 'strategies/mine.ts', digest } });
-    expect(runConfiguration({ ...sampleRuns()[0]!.config, strategySource: { file: 'strategies/mine.ts', digest: 'a1b2c3d4e5f6' } }).strategySource).toEqual({ file: 'strategies/mine.ts', digest: 'a1b2c3d4e5f6' });
+    expect(runConfiguration(withConfig({ strategySource: { file: 'strategies/mine.ts', digest: 'a1b2c3d4e5f6' } })).strategySource).toEqual({ file: 'strategies/mine.ts', digest: 'a1b2c3d4e5f6' });
     expect(runConfigurationSchema.parse(CONFIG).strategySource).toBeUndefined();
     expect(configurationChanges('mine|a', source('a1b2c3d4e5f6'), source('a1b2c3d4e5f6'))).toEqual([]);
     expect(configurationChanges('mine|a', source('a1b2c3d4e5f6'), source('c3d4e5f6a1b2'))).toEqual(['strategy source changed: strategies/mine.ts a1b2c3d4e5f6 -> c3d4e5f6a1b2']);
@@ -219,7 +236,7 @@ describe('configuration changes', () => {
   });
 
   it('names a run replayed otherwise (forced, reactive and its caps); a baseline from before reactive replay reads as forced', () => {
-    const reactive = runConfiguration({ ...sampleRuns()[0]!.config, replay: { mode: 'reactive', caps: { perTurn: 5, perRun: 1000 } } });
+    const reactive = runConfiguration(withConfig({ replay: { mode: 'reactive', caps: { perTurn: 5, perRun: 1000 } } }));
     expect(reactive.replay).toBe('reactive (at most 5 re-reads per turn, 1000 per run)');
     const old = runConfigurationSchema.parse({ ...CONFIG, replay: undefined });
     expect(old.replay).toBe('forced');
@@ -227,7 +244,7 @@ describe('configuration changes', () => {
   });
 
   it("names a changed calibration overhead; a baseline from before overheads (no field) reads as none, like a factor alone's 0", () => {
-    expect(runConfiguration({ ...sampleRuns()[0]!.config, calibrationFactor: 1.2, calibrationOverhead: 0 }).calibrationOverhead).toBeNull();
+    expect(runConfiguration(withConfig({ calibrationFactor: 1.2, calibrationOverhead: 0 })).calibrationOverhead).toBeNull();
     const old = runConfigurationSchema.parse({ ...CONFIG, calibrationOverhead: undefined });
     expect(old.calibrationOverhead).toBeNull();
     expect(configurationChanges('masking|a', old, { ...CONFIG, calibrationOverhead: 519 })).toEqual(['calibrationOverhead none -> 519']);

@@ -7,7 +7,7 @@
  */
 import { z } from 'zod';
 import type { Params } from '../core/params.js';
-import type { RunConfig, StrategySource } from '../core/run-records.js';
+import type { RunConfig, RunResult, StrategySource } from '../core/run-records.js';
 import { stableJson } from '../core/stable-json.js';
 
 export interface RunConfiguration {
@@ -27,6 +27,8 @@ export interface RunConfiguration {
   readonly scenarioDigest: string | null;
   /** How the run was replayed: "forced", or "reactive" with its re-read caps (replayText). */
   readonly replay: string;
+  /** How its probes were graded: put to the model ("ask"), or looked up in the context sent ("context"). */
+  readonly probes: ProbeGrading;
   /** An outside strategy's file and source digest; absent for a built-in (its baseline entry reads as before outside strategies). */
   readonly strategySource?: StrategySource | undefined;
 }
@@ -36,8 +38,14 @@ export function replayText(replay: RunConfig['replay']): string {
   return replay ? `reactive (at most ${replay.caps.perTurn} re-reads per turn, ${replay.caps.perRun} per run)` : 'forced';
 }
 
+export type ProbeGrading = 'ask' | 'context';
+
+/** How a run's probes were graded: a run that asked them counts the answers (`answered`), even of none. */
+export const probeGrading = (run: Pick<RunResult, 'summary'>): ProbeGrading => (run.summary.probes.answered === undefined ? 'context' : 'ask');
+
 /** The configuration of a stored run. */
-export function runConfiguration(config: RunConfig): RunConfiguration {
+export function runConfiguration(run: Pick<RunResult, 'config' | 'summary'>): RunConfiguration {
+  const { config } = run;
   // Where a live server is does not shape its answers (a CI job's local server gets a new port each time).
   const { url: _where, ...backendOptions } = config.backendOptions;
   return {
@@ -53,6 +61,7 @@ export function runConfiguration(config: RunConfig): RunConfiguration {
     priceModel: config.priceModel,
     scenarioDigest: config.scenarioDigest ?? null,
     replay: replayText(config.replay),
+    probes: probeGrading(run),
     ...(config.strategySource ? { strategySource: config.strategySource } : {}),
   };
 }
@@ -60,7 +69,8 @@ export function runConfiguration(config: RunConfig): RunConfiguration {
 const params = z.record(z.string(), z.union([z.number(), z.string(), z.boolean()]));
 
 /** A baseline file's `config` of a run, validated. */
-export const runConfigurationSchema = z.strictObject({
+export const runConfigurationSchema = z
+  .strictObject({
   params,
   window: z.number().int().positive(),
   model: z.string(),
@@ -76,7 +86,10 @@ export const runConfigurationSchema = z.strictObject({
   replay: z.string().default('forced'),
   // Absent for a built-in, and in baselines written before outside strategies.
   strategySource: z.strictObject({ file: z.string(), digest: z.string() }).optional(),
-}) satisfies z.ZodType<RunConfiguration>;
+  probes: z.enum(['ask', 'context']).optional(),
+  })
+  // Baselines written before the grading was kept graded as --probes auto does: ask a live model, not the mock.
+  .transform(({ probes, ...rest }) => ({ ...rest, probes: probes ?? (rest.backend === 'mock' ? 'context' : 'ask') })) satisfies z.ZodType<RunConfiguration>;
 
 const shown = (value: unknown): string => (value === undefined ? '(unset)' : value === null ? 'none' : typeof value === 'string' ? value : stableJson(value));
 const same = (a: unknown, b: unknown): boolean => stableJson(a) === stableJson(b);
@@ -109,6 +122,7 @@ export function configurationChanges(key: string, before: RunConfiguration, afte
     ...difference('calibrationOverhead', before.calibrationOverhead, after.calibrationOverhead),
     ...difference('priceModel', before.priceModel, after.priceModel),
     ...difference('replay', before.replay, after.replay),
+    ...difference('probes', before.probes, after.probes),
     ...digestDifference(scenarioId, before.scenarioDigest, after.scenarioDigest),
   ];
 }

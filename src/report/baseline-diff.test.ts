@@ -33,6 +33,7 @@ const CONFIG: RunConfiguration = {
   priceModel: 'gpt-4o',
   scenarioDigest: null,
   replay: 'forced',
+  probes: 'context',
 };
 const configs = (keys: Iterable<string>, patch: (key: string) => Partial<RunConfiguration> = () => ({})) =>
   Object.fromEntries([...keys].map((key) => [key, { ...CONFIG, ...patch(key) }]));

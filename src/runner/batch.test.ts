@@ -161,9 +161,13 @@ describe('runBatch', () => {
       expect(db.runs.get(`${batchId}/raw/s2`)!.summary.status).not.toBe('error');
     });
 
-    it('with resume and no batch of this matrix, starts a new one', async () => {
+    it.each([
+      ['another setting', { windowOverride: 3000 }],
+      ['another build of ctxbench', { origin: { command: 'bench run', version: '0.0.0-test', code: 'b1d0b1d0b1d0b1d0' } }],
+      ['probes graded by asking', { askProbes: true }],
+    ] as const)('with resume and no batch of this matrix (%s), starts a new one', async (_, before) => {
       const db = fakeStore();
-      await runBatch(batchOptions(db.store, { windowOverride: 3000 }).options);
+      await runBatch(batchOptions(db.store, before).options);
       const { options, starts } = batchOptions(db.store, { resume: true });
       const result = await runBatch(options);
       expect(starts[0]).toMatchObject({ isNew: true, kept: 0, toRun: 4 });
@@ -175,7 +179,7 @@ describe('runBatch', () => {
       const db = fakeStore('results.duckdb');
       await runBatch(batchOptions(db.store, { batchId: 'b', windowOverride: 3000 }).options);
       await expect(runBatch(batchOptions(db.store, { batchId: 'b', resume: true }).options)).rejects.toThrow(
-        '--resume: batch b in results.duckdb ran another matrix (scenarios, strategies, parameters or settings differ); pass the flags it ran with, or drop --resume',
+        '--resume: batch b in results.duckdb ran another matrix (scenarios, strategies, parameters, settings or the build of ctxbench differ); pass the flags it ran with, or drop --resume',
       );
     });
   });

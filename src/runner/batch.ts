@@ -89,8 +89,11 @@ export interface BatchOptions
    * is refused, it would be stored twice.
    */
   readonly resume?: boolean | undefined;
-  /** Recorded with a new batch: the command that ran it, ctxbench's version and commit. */
-  readonly origin: Pick<BatchInfo, 'command' | 'version' | 'gitSha'>;
+  /**
+   * Recorded with a new batch: the command that ran it, ctxbench's version and commit; `code`, a digest
+   * of the running build's code, is part of the matrix's fingerprint (another build is another matrix).
+   */
+  readonly origin: Pick<BatchInfo, 'command' | 'version' | 'gitSha'> & { readonly code?: string | undefined };
   /**
    * Each scenario's messages counted and its content digested, one scenario after another, before
    * anything else: `done` of `total` (on 100 scenarios of 400 steps, about 4 s).
@@ -140,6 +143,10 @@ export async function runBatch(options: BatchOptions): Promise<BatchResult> {
       priceModel: options.priceModel,
       // Undefined for teacher forcing: a forced batch keeps the fingerprint it had before reactive replay existed.
       replay: options.replay === undefined ? undefined : stableJson(options.replay),
+      // Probes asked of the model and probes looked up in the context are graded otherwise.
+      askProbes: options.askProbes === true ? true : undefined,
+      // Runs of another build of ctxbench are not this matrix's: --resume and shards never join them.
+      code: options.origin.code,
     },
   });
   const { calibrations: calibration, missing } = calibrating ? calibrate(scenarios.map((s) => s.scenario), counter, options.calibrationFile) : { calibrations: [], missing: [] };
@@ -261,7 +268,7 @@ async function chooseBatch(options: BatchOptions, fingerprint: string, jobs: rea
   if (options.resume && existing.fingerprint !== fingerprint) {
     throw new CtxbenchError(
       'OPTION_INVALID',
-      `--resume: batch ${batchId} in ${store.file} ran another matrix (scenarios, strategies, parameters or settings differ); pass the flags it ran with, or drop --resume`,
+      `--resume: batch ${batchId} in ${store.file} ran another matrix (scenarios, strategies, parameters, settings or the build of ctxbench differ); pass the flags it ran with, or drop --resume`,
     );
   }
   const work = planBatch(planned, await store.runStatuses(batchId));

@@ -28,6 +28,7 @@ import { DEFAULT_STRATEGY_TIMEOUT_SECONDS } from '../../runner/strategy-guard.js
 import { parseAssignment, resolveParams, type ParamOwner, type Params } from '../../core/params.js';
 import { ResultStore } from '../../store/result-store.js';
 import { parseChoice, parseEncoding, parseFraction, parsePriceModel, parseTokenCount, parseWhole } from '../options.js';
+import { CODE_ROOT, codeDigest } from '../code-digest.js';
 import { gitRevision } from '../git-revision.js';
 import { BUNDLED_SCENARIOS, PACKAGE_ROOT, VERSION } from '../paths.js';
 import { createPreparation, createProgress, showsSteps, type Progress } from '../progress.js';
@@ -226,7 +227,7 @@ export async function runEntries(options: RunOptions, entries: readonly MatrixEn
         shard,
         batchId: options.batchId,
         resume: options.resume,
-        origin: { command: ['bench', ...context.argv].join(' '), version: VERSION, gitSha: gitRevision(PACKAGE_ROOT) },
+        origin: { command: ['bench', ...context.argv].join(' '), version: VERSION, gitSha: gitRevision(PACKAGE_ROOT), code: codeDigest(CODE_ROOT) },
         signal: AbortSignal.any([signal, opened.unusable]),
         onPrepared: preparing.counted,
         onCalibration: (used) => {
