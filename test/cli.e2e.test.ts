@@ -126,6 +126,8 @@ describe('bench run with a config file', () => {
     const fromFile = bench(['run'], cwd);
     expect(fromFile.code).toBe(0);
     expect(fromFile.stdout).not.toContain('Report:');
+    // A file found in the folder shapes the results unasked: the output names it and what it set.
+    expect(fromFile.stdout).toContain('Config: ctxbench.config.yaml (window, strategy, scenario, report, db)\n');
     const flagWins = bench(['run', '-s', 'masking'], cwd);
     expect(flagWins.code).toBe(0);
     const store = await ResultStore.openExisting(path.join(cwd, 'cfg.duckdb'));

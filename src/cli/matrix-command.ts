@@ -13,4 +13,12 @@ export interface MatrixCommandContext {
    * Before and after `work`, they end the process as usual.
    */
   readonly interruptible: <T>(work: (signal: AbortSignal) => Promise<T>) => Promise<T>;
+  /** The config file the settings came from, if one was read. */
+  readonly config?: ConfigUsed | undefined;
+}
+
+/** A config file read, and the settings taken from it (those no flag on the command line gave). */
+export interface ConfigUsed {
+  readonly file: string;
+  readonly settings: readonly string[];
 }

@@ -18,7 +18,7 @@ import { FAULT_DEFAULTS } from '../server/faults.js';
 import { DEFAULT_MODELS } from '../server/models.js';
 import { FAULT_KINDS } from '../server/types.js';
 import { EXIT_CODES, exitCodesHelp } from './exit-codes.js';
-import type { MatrixCommandContext } from './matrix-command.js';
+import type { ConfigUsed, MatrixCommandContext } from './matrix-command.js';
 import { collect, GEN_COUNT, VERIFY_RUNS, VERIFY_STRATEGY_TIMEOUT_SECONDS } from './options.js';
 import { CONFIG_FILES, DEFAULT_DB, DEFAULT_REPORT, TOLERANCE_FILES, VERSION } from './paths.js';
 
@@ -90,9 +90,9 @@ export function buildProgram(entry: ProgramEntry): Command {
     )
     .action(async (opts, cmd: Command) => {
       const { runCommand } = await import('./commands/run.js');
-      await withConfig(opts, cmd, async (merged) => {
+      await withConfig(opts, cmd, async (merged, config) => {
         const strategy = merged.strategy ?? (merged.preset.length > 0 ? [] : [DEFAULT_STRATEGIES]);
-        await runCommand({ ...merged, strategy }, { argv: cmd.parent?.args ?? [], interruptible: entry.interruptible });
+        await runCommand({ ...merged, strategy }, { argv: cmd.parent?.args ?? [], interruptible: entry.interruptible, config });
       });
     });
 
@@ -112,7 +112,7 @@ export function buildProgram(entry: ProgramEntry): Command {
     )
     .action(async (opts, cmd: Command) => {
       const { sweepCommand } = await import('./commands/sweep.js');
-      await withConfig(opts, cmd, (merged) => sweepCommand({ ...merged, strategy: merged.strategy ?? [] }, { argv: cmd.parent?.args ?? [], interruptible: entry.interruptible }));
+      await withConfig(opts, cmd, (merged, config) => sweepCommand({ ...merged, strategy: merged.strategy ?? [] }, { argv: cmd.parent?.args ?? [], interruptible: entry.interruptible, config }));
     });
 
   const scenarios = program.command('scenarios').description('List, validate and import scenario files.');
@@ -349,15 +349,18 @@ function configFiles(): string {
  * Runs `action` with the command's flags over its config file's settings (a flag given on the command
  * line wins); an error about a value taken from the file names the file and its setting.
  */
-async function withConfig<T extends { config?: string }>(opts: T, cmd: Command, action: (merged: T) => Promise<void>): Promise<void> {
+async function withConfig<T extends { config?: string }>(opts: T, cmd: Command, action: (merged: T, config: ConfigUsed | undefined) => Promise<void>): Promise<void> {
   const { configError, loadConfig } = await import('./config.js');
   const config = await loadConfig(cmd, opts.config);
   const merged: Record<string, unknown> = { ...opts };
+  const taken: string[] = [];
   for (const [key, value] of Object.entries(config?.values ?? {})) {
-    if (cmd.getOptionValueSource(key) !== 'cli') merged[key] = value;
+    if (cmd.getOptionValueSource(key) === 'cli') continue;
+    merged[key] = value;
+    taken.push(key);
   }
   try {
-    await action(merged as T);
+    await action(merged as T, config && { file: config.file, settings: taken });
   } catch (error) {
     if (config === undefined) throw error;
     const fromFile = cmd.options.filter((o) => Object.hasOwn(config.values, o.attributeName()) && cmd.getOptionValueSource(o.attributeName()) !== 'cli');

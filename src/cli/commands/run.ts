@@ -29,6 +29,7 @@ import { parseAssignment, resolveParams, type ParamOwner, type Params } from '..
 import { ResultStore } from '../../store/result-store.js';
 import { parseChoice, parseEncoding, parseFraction, parsePriceModel, parseTokenCount, parseWhole } from '../options.js';
 import { CODE_ROOT, codeDigest } from '../code-digest.js';
+import { printable } from '../printable.js';
 import { gitRevision } from '../git-revision.js';
 import { BUNDLED_SCENARIOS, PACKAGE_ROOT, VERSION } from '../paths.js';
 import { createPreparation, createProgress, showsSteps, type Progress } from '../progress.js';
@@ -193,6 +194,8 @@ export async function runEntries(options: RunOptions, entries: readonly MatrixEn
   const execution = executionFor(opened, mock, options, entries, scenarios);
   // With --json, stdout holds the document alone: the lines printed before the summary go to stderr.
   const info = options.json ? process.stderr : process.stdout;
+  // A file found in the current folder shapes results unasked: say which, as bench check names its tolerance file.
+  if (context.config) info.write(`Config: ${printable(context.config.file)} (${context.config.settings.join(', ') || 'no setting taken: the flags given win'})\n`);
   const store = await ResultStore.open(options.db);
   let progress = undefined as Progress | undefined;
   let interruption: AbortSignal | undefined;
