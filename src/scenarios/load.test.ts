@@ -9,6 +9,7 @@ import { miniSweAgent } from './importers/mini-swe-agent.js';
 import { openaiChat } from './importers/openai-chat.js';
 
 const MINI = path.join(REPO_ROOT, 'fixtures/trajectories/mini-swe-agent-gemini3pro/trajs/django__django-14155/django__django-14155.traj.json');
+const OUTPUT_JSONL = path.join(REPO_ROOT, 'fixtures/trajectories/openhands-event-history-multi-swe-bench/evaluation/benchmarks/multi_swe_bench/examples/output.jsonl');
 const BUNDLED = path.join(REPO_ROOT, 'scenarios/mini-swe-agent-gemini3pro/django__django-13344.json');
 const chat = (question: string) => ({
   messages: [
@@ -119,6 +120,12 @@ describe('loadScenarioPaths', () => {
       await rm(truncated);
       const invalid = await put('invalid.json', '{"ctxbench": 2}');
       await expect(loadScenarioPaths([tmp])).rejects.toThrow(`${invalid}: ctxbench: `);
+    });
+
+    it('fails on a file of several runs with one broken (regression: skipped as of no known format, exit 0)', async () => {
+      const lines = (await readFile(OUTPUT_JSONL, 'utf8')).trimEnd();
+      const output = await put('output.jsonl', `${lines}\n{"instance_id":"crashed__x-1","history":[],"error":"container failed"}\n`);
+      await expect(loadScenarioPaths([tmp])).rejects.toThrow(`${output}: [2].history: empty, nothing to replay (error: container failed)`);
     });
   });
 

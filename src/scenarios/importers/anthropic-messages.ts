@@ -9,7 +9,7 @@ import { scenarioInvalid } from '../../core/errors.js';
 import type { ScenarioFile, ScenarioFileMessage } from '../schema.js';
 import { bodyConversations, conversationScenario, type Body, type Conversation } from './conversations.js';
 import { isRecord, requireString } from './json.js';
-import { runsImporter } from './runs.js';
+import { mostly, runsImporter } from './runs.js';
 import type { Importer } from './types.js';
 
 const FORMAT = 'anthropic-messages';
@@ -30,9 +30,8 @@ function isMessage(value: unknown): value is { role: string; content: string | B
   return typeof content === 'string' || (Array.isArray(content) && content.every((b) => isRecord(b) && typeof b.type === 'string'));
 }
 
-function isMessages(value: unknown): value is unknown[] {
-  return Array.isArray(value) && value.length > 0 && value.every(isMessage);
-}
+/** Most of them Anthropic messages: readMessage names one that is not. */
+const isMessages = (value: unknown): value is unknown[] => mostly(value, isMessage);
 
 function hasAnthropicBlocks(messages: readonly unknown[]): boolean {
   return messages.some((m) => isRecord(m) && Array.isArray(m.content) && m.content.some((b) => isRecord(b) && ANTHROPIC_BLOCKS.has(String(b.type))));
@@ -49,8 +48,8 @@ function conversationsOf(data: unknown): Conversation[] | undefined {
 }
 
 function convertConversation(conversation: Conversation, index: number | undefined, file: string): ScenarioFile {
-  const { messages, body } = conversation;
-  return conversationScenario(FORMAT, conversation, index, file, (where) => {
+  const { body } = conversation;
+  return conversationScenario(FORMAT, conversation, index, file, (messages, where) => {
     const system = body?.system === undefined ? '' : textOf(body.system, file, where('system'));
     return [
       ...(system === '' ? [] : [{ role: 'system' as const, content: system }]),

@@ -120,4 +120,21 @@ describe('OpenAI chat importer', () => {
     await writeFile(bad, '{"role":"user","content":"hi"}\n\n{"role": "assistant",\n');
     await expect(readStructured(bad)).rejects.toThrow(/bad\.jsonl: not valid JSONL: line 3: /);
   });
+
+  // Regression: one such message made the whole chat "no known format", skipped in a folder.
+  it('is still this format with one message of an unknown role or content, and names it', async () => {
+    const chat = [{ role: 'system', content: 's' }, { role: 'user', content: 'hi' }, { role: 'assistant', content: 'x' }, { role: 'user', content: 'y' }];
+    const cases: [unknown, string][] = [
+      [{ role: 'function', content: 'y' }, 'x.json: [3].role: expected system, developer, user, assistant or tool'],
+      [{ role: 'user', content: 5 }, 'x.json: [3].content: expected a string or a list of parts'],
+      [{ role: 'user', content: [{ type: 'video', url: 'y' }] }, 'x.json: [3].content[0].type: expected one of text, image_url, input_audio, file, refusal'],
+    ];
+    for (const [message, error] of cases) {
+      const data = chat.map((m, i) => (i === 3 ? message : m));
+      expect(findImporter(data, 'x.json')).toBe(openaiChat);
+      await expect(openaiChat.convert(data, 'x.json')).rejects.toThrow(error);
+      await expect(openaiChat.convertMany!([{ messages: chat }, { messages: data }], 'x.jsonl')).rejects.toThrow(error.replace('x.json: ', 'x.jsonl: [1].messages'));
+    }
+    await expect(openaiChat.convertMany!([{ messages: chat }, { messages: chat }, 'crashed'], 'x.jsonl')).rejects.toThrow('x.jsonl: [2]: expected a request body {messages: [...]}');
+  });
 });

@@ -8,7 +8,7 @@ import type { ScenarioFile } from '../schema.js';
 import { bodyConversations, conversationScenario, type Body, type Conversation } from './conversations.js';
 import { isRecord } from './json.js';
 import { isOpenAiMessage, readOpenAiMessage } from './openai.js';
-import { runsImporter } from './runs.js';
+import { mostly, runsImporter } from './runs.js';
 import type { Importer } from './types.js';
 
 const FORMAT = 'openai-chat';
@@ -19,9 +19,8 @@ export const openaiChat: Importer = {
   ...runsImporter(conversationsOf, 'expected OpenAI chat messages: a list of {role, content}, or {messages: [...]}', convertConversation),
 };
 
-function isMessages(value: unknown): value is unknown[] {
-  return Array.isArray(value) && value.length > 0 && value.every(isOpenAiMessage);
-}
+/** Most of them OpenAI messages: readOpenAiMessage names the role or content of one that is not. */
+const isMessages = (value: unknown): value is unknown[] => mostly(value, isOpenAiMessage);
 
 /** A request body; a top-level `system` makes it an Anthropic request (anthropic-messages), not this. */
 function isBody(value: unknown): value is Body {
@@ -35,7 +34,7 @@ function conversationsOf(data: unknown): Conversation[] | undefined {
 
 /** `index` is the conversation's place when the file holds several. */
 function convertConversation(conversation: Conversation, index: number | undefined, file: string): ScenarioFile {
-  return conversationScenario(FORMAT, conversation, index, file, (where) =>
-    conversation.messages.map((m, i) => readOpenAiMessage(m, file, `${where('messages')}[${i}]`)),
+  return conversationScenario(FORMAT, conversation, index, file, (messages, where) =>
+    messages.map((m, i) => readOpenAiMessage(m, file, `${where('messages')}[${i}]`)),
   );
 }

@@ -24,12 +24,21 @@ export function isOpenAiMessage(raw: unknown): boolean {
   if (!isRecord(raw) || typeof raw.role !== 'string' || !ROLES.has(raw.role)) return false;
   const { content } = raw;
   if (content === null || content === undefined || typeof content === 'string') return true;
-  return Array.isArray(content) && content.every((part) => isRecord(part) && typeof part.type === 'string' && PARTS.has(part.type));
+  return Array.isArray(content) && content.every(isPart);
 }
 
-/** One OpenAI chat message. `developer` (what newer OpenAI models call the system prompt) reads as system. */
+const isPart = (part: unknown): boolean => isRecord(part) && typeof part.type === 'string' && PARTS.has(part.type);
+
+/**
+ * One OpenAI chat message. `developer` (what newer OpenAI models call the system prompt) reads as
+ * system. A content part of another format (an Anthropic tool_result) is refused, not dropped.
+ */
 export function readOpenAiMessage(raw: unknown, file: string, where: string): ScenarioFileMessage {
   if (!isRecord(raw)) throw scenarioInvalid(file, `${where}: expected an object`);
+  if (Array.isArray(raw.content)) {
+    const bad = raw.content.findIndex((part) => !isPart(part));
+    if (bad >= 0) throw scenarioInvalid(file, `${where}.content[${bad}].type: expected one of ${[...PARTS].join(', ')}`);
+  }
   const content = readText(raw.content, file, `${where}.content`);
   switch (raw.role) {
     case 'system':

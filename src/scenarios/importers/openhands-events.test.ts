@@ -146,6 +146,21 @@ describe('OpenHands events importer, trimmed real output.jsonl', () => {
     delete raw[1]!.history[1]!.args!.content;
     await expect(openhandsEvents.convertMany!(raw, 'x.jsonl')).rejects.toThrow('x.jsonl: [1].history[1].args.content: expected a string');
   });
+
+  // Regression: one line with no history made the whole file "no known format", skipped in a folder.
+  it('is still this format with a broken line, and names that line: an instance that crashed, a line that is no run', async () => {
+    const { raw } = await convertMany(FIXTURE);
+    const crashed = [...raw, { instance_id: 'crashed__x-1', history: [], error: 'container failed' }];
+    expect(findImporter(crashed, 'x.jsonl')).toBe(openhandsEvents);
+    await expect(openhandsEvents.convertMany!(crashed, 'x.jsonl')).rejects.toThrow(
+      'x.jsonl: [2].history: empty, nothing to replay (error: container failed); leave the line out to load the others',
+    );
+    await expect(openhandsEvents.convertMany!([...raw, 7], 'x.jsonl')).rejects.toThrow('x.jsonl: [2]: expected an output.jsonl line {instance_id, history}');
+    const stray = [...raw[0]!.history, { id: 99 }];
+    await expect(openhandsEvents.convert(stray, 'x.json')).rejects.toThrow(`x.json: [${stray.length - 1}]: expected an event {source, action or observation}`);
+    // Mostly not runs: another format's file, not a broken one of this.
+    expect(openhandsEvents.detect([raw[0], { history: [] }, { history: [] }], 'x.jsonl')).toBe(false);
+  });
 });
 
 // The full recorded set lives outside the repo; CI has it, a bare checkout may not.

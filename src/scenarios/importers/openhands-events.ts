@@ -12,7 +12,7 @@ import { scenarioInvalid } from '../../core/errors.js';
 import type { ScenarioFile, ScenarioFileMessage } from '../schema.js';
 import { isRecord, jsonObject, recordedUsage, requireString } from './json.js';
 import { readText, readToolCalls, uniqueCallIds } from './openai.js';
-import { fileStem, runId, runsImporter, safeId } from './runs.js';
+import { fileStem, mostly, runId, runsImporter, safeId } from './runs.js';
 import type { Importer } from './types.js';
 
 const FORMAT = 'openhands-events';
@@ -25,8 +25,9 @@ type Assistant = Extract<ScenarioFileMessage, { role: 'assistant' }>;
 type Tool = Extract<ScenarioFileMessage, { role: 'tool' }>;
 
 interface Run {
-  readonly history: readonly Event[];
-  /** The output.jsonl line, absent for a bare event list. */
+  /** Checked by eventsOf: a broken line among good ones is named, not taken for another format. */
+  readonly history: unknown;
+  /** The output.jsonl line, absent for a bare event list (and for a line that is not an object). */
   readonly record?: Record<string, unknown>;
 }
 
@@ -40,17 +41,33 @@ function isEvent(value: unknown): value is Event {
   return isRecord(value) && typeof value.source === 'string' && (typeof value.action === 'string' || typeof value.observation === 'string');
 }
 
-function isHistory(value: unknown): value is Event[] {
-  return Array.isArray(value) && value.length > 0 && value.every(isEvent);
-}
+const isHistory = (value: unknown): value is unknown[] => mostly(value, isEvent);
+const isLine = (value: unknown): value is Record<string, unknown> & { history: unknown[] } => isRecord(value) && isHistory(value.history);
 
 /** One run (an output.jsonl line or a bare event list) or several (output.jsonl, read as a list of lines). */
 function runsOf(data: unknown): Run[] | undefined {
   if (isHistory(data)) return [{ history: data }];
-  if (isRecord(data) && isHistory(data.history)) return [{ history: data.history, record: data }];
-  if (!Array.isArray(data) || data.length === 0) return undefined;
-  const runs = data.map((line) => (isRecord(line) && isHistory(line.history) ? { history: line.history, record: line } : undefined));
-  return runs.every((run) => run !== undefined) ? (runs as Run[]) : undefined;
+  if (isLine(data)) return [{ history: data.history, record: data }];
+  if (!mostly(data, isLine)) return undefined;
+  return data.map((line) => (isRecord(line) ? { history: line.history, record: line } : { history: undefined }));
+}
+
+/**
+ * The events of a run, or an error naming its line. A run with no events (an instance whose container
+ * failed before the agent started: `history: []` and an `error`) fails the file: a replay set that
+ * silently lacks an instance the file lists would be compared as if whole.
+ */
+function eventsOf(run: Run, index: number | undefined, file: string, where: string): readonly Event[] {
+  if (index !== undefined && !run.record) throw scenarioInvalid(file, `[${index}]: expected an output.jsonl line {instance_id, history}`);
+  if (!Array.isArray(run.history)) throw scenarioInvalid(file, `${where}: expected a list of events`);
+  if (run.history.length === 0) {
+    const error = typeof run.record?.error === 'string' ? ` (error: ${run.record.error.slice(0, 200)})` : '';
+    throw scenarioInvalid(file, `${where}: empty, nothing to replay${error}; leave the line out to load the others`);
+  }
+  run.history.forEach((event, i) => {
+    if (!isEvent(event)) throw scenarioInvalid(file, `${where}[${i}]: expected an event {source, action or observation}`);
+  });
+  return run.history as Event[];
 }
 
 /** `index` is the run's line when the file holds several. */
@@ -59,6 +76,7 @@ function convertRun(run: Run, index: number | undefined, file: string): Scenario
   const metadata = isRecord(record.metadata) ? record.metadata : {};
   const llm = isRecord(metadata.llm_config) ? metadata.llm_config : {};
   const where = index === undefined ? (run.record ? 'history' : '') : `[${index}].history`;
+  const history = eventsOf(run, index, file, where);
   const id =
     typeof record.instance_id === 'string' && record.instance_id !== ''
       ? safeId(record.instance_id)
@@ -78,9 +96,9 @@ function convertRun(run: Run, index: number | undefined, file: string): Scenario
       notes: typeof record.error === 'string' ? `error: ${record.error}` : undefined,
     },
     // What answered (as in openhands-litellm), else what was configured.
-    model: { name: firstResponseModel(run.history) ?? (typeof llm.model === 'string' && llm.model !== '' ? llm.model : 'unknown') },
+    model: { name: firstResponseModel(history) ?? (typeof llm.model === 'string' && llm.model !== '' ? llm.model : 'unknown') },
     // output.jsonl has no test result (test_result holds only the patch), so no outcome.
-    messages: uniqueCallIds(toMessages(run.history, file, where, maxChars)),
+    messages: uniqueCallIds(toMessages(history, file, where, maxChars)),
   };
 }
 

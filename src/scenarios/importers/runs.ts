@@ -19,6 +19,15 @@ export function runId(file: string, key: string | number): string {
   return safeId(`${fileStem(file)}@${key}`);
 }
 
+/**
+ * True when at least half of `items` (and at least one) pass `looksLike`. A file's format is the shape
+ * of its runs as a whole: one broken run among good ones must not make the file "no known format"
+ * (skipped unseen in a folder); the importer then names that run and field.
+ */
+export function mostly(items: unknown, looksLike: (item: unknown) => boolean): items is unknown[] {
+  return Array.isArray(items) && items.length > 0 && items.filter(looksLike).length * 2 >= items.length;
+}
+
 /** What `convert` of a multi-run format does: the one run of the file, or an error naming the count. */
 export function onlyRun<T>(runs: readonly T[], file: string): T {
   if (runs.length !== 1) {

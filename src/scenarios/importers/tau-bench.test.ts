@@ -114,6 +114,23 @@ describe('tau-bench importer, trimmed real results file', () => {
     delete raw[1]!.traj[9]!.tool_call_id;
     await expect(tauBench.convertMany!(raw, 'x.json')).rejects.toThrow('x.json: [1].traj[9].tool_call_id: expected a string');
   });
+
+  // Regression: one run without its reward made the whole list "no known format", skipped in a folder.
+  it('is still this format with a broken run among whole ones, and names that run and field', async () => {
+    const { raw } = await convertMany(FIXTURE);
+    const broken = (change: (run: Record<string, unknown>) => unknown): unknown[] => raw.map((run, i) => (i === 1 ? change({ ...run }) : run));
+    const cases: [unknown[], string][] = [
+      [broken(({ reward: _, ...run }) => run), 'x.json: [1].reward: missing'],
+      [broken(({ task_id: _, ...run }) => run), 'x.json: [1].task_id: missing'],
+      [broken((run) => ({ ...run, traj: null })), 'x.json: [1].traj: expected a list of messages'],
+      [broken(() => 'crashed'), 'x.json: [1]: expected a tau-bench run {task_id, reward, traj}'],
+    ];
+    for (const [data, error] of cases) {
+      expect(findImporter(data, 'x.json')).toBe(tauBench);
+      await expect(tauBench.convertMany!(data, 'x.json')).rejects.toThrow(error);
+    }
+    expect(tauBench.detect([raw[0], {}, {}], 'x.json')).toBe(false);
+  });
 });
 
 const results = path.join(SHARED, FILE);

@@ -8,7 +8,7 @@ import { scenarioInvalid } from '../../core/errors.js';
 import type { ScenarioFile } from '../schema.js';
 import { isRecord } from './json.js';
 import { readOpenAiMessage, uniqueCallIds } from './openai.js';
-import { fileStem, onlyRun, runId } from './runs.js';
+import { fileStem, mostly, onlyRun, runId } from './runs.js';
 import type { Importer } from './types.js';
 
 const FORMAT = 'tau-bench';
@@ -33,20 +33,24 @@ function isRun(value: unknown): value is Record<string, unknown> {
   return isRecord(value) && Array.isArray(value.traj) && 'task_id' in value && 'reward' in value;
 }
 
-/** The list of runs, or one run on its own. */
-function runsOf(data: unknown): Record<string, unknown>[] | undefined {
+/** The list of runs (most of them whole; convertRun names what a broken one lacks), or one run on its own. */
+function runsOf(data: unknown): unknown[] | undefined {
   if (isRun(data)) return [data];
-  return Array.isArray(data) && data.length > 0 && data.every(isRun) ? data : undefined;
+  return mostly(data, isRun) ? data : undefined;
 }
 
-function requireRuns(data: unknown, file: string): Record<string, unknown>[] {
+function requireRuns(data: unknown, file: string): unknown[] {
   const runs = runsOf(data);
   if (!runs) throw scenarioInvalid(file, 'expected a list of tau-bench runs ({task_id, reward, traj})');
   return runs;
 }
 
-function convertRun(run: Record<string, unknown>, where: string, file: string): ScenarioFile {
-  const traj = run.traj as unknown[];
+function convertRun(run: unknown, where: string, file: string): ScenarioFile {
+  // Only a list can hold a run that is not an object: `where` is then "[i].".
+  if (!isRecord(run)) throw scenarioInvalid(file, `${where.slice(0, -1)}: expected a tau-bench run {task_id, reward, traj}`);
+  const { traj } = run;
+  if (!Array.isArray(traj)) throw scenarioInvalid(file, `${where}traj: expected a list of messages`);
+  for (const field of ['task_id', 'reward']) if (!(field in run)) throw scenarioInvalid(file, `${where}${field}: missing`);
   const stem = fileStem(file);
   const key = `task-${String(run.task_id)}${run.trial === undefined ? '' : `.trial-${String(run.trial)}`}`;
   const info = isRecord(run.info) ? run.info : {};
