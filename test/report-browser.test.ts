@@ -282,15 +282,18 @@ browserIt('at 15 strategies: distinct series styles everywhere, no threshold lab
       expect(new Set(matrixKeys.map((k) => k.split('|').slice(1).join('|'))).size).toBe(15);
       expect(new Set(matrixKeys.map((k) => k.split('|')[1])).size).toBe(15);
       expect((await keysOf('.summary-group:not([hidden]) table.summary tbody th[scope="row"]')).sort()).toEqual([...matrixKeys].sort());
-      // The charts' legends use the same colours, per configuration.
+      // The charts' legends draw the same keys, colour and dash, per configuration.
       const legend = await page
         .locator('#curves figure.chart')
         .first()
         .locator('.u-legend .u-series')
-        .evaluateAll((rows) => rows.filter((row) => row.querySelector('.u-marker')).map((row) => `${row.querySelector('.u-label')!.textContent}|${(row.querySelector('.u-marker') as unknown as { style: { borderColor: string } }).style.borderColor}`));
-      expect(legend).toHaveLength(15);
-      const hex = (rgb: string): string => `#${(rgb.match(/\d+/g) ?? []).map((n) => Number(n).toString(16).padStart(2, '0')).join('')}`;
-      expect(legend.map((l) => `${l.split('|')[0]}|${hex(l.split('|')[1]!)}`)).toEqual(matrixKeys.map((k) => k.split('|').slice(0, 2).join('|')));
+        .evaluateAll((rows) =>
+          rows.flatMap((row) => {
+            const line = row.querySelector('svg.key line');
+            return line ? [`${row.querySelector('.u-label')!.textContent}|${line.getAttribute('stroke')}|${line.getAttribute('stroke-dasharray')}`] : [];
+          }),
+        );
+      expect(legend).toEqual(matrixKeys);
 
       // Threshold labels: each inside its plot, none over another; those without room named under the chart.
       const charts = page.locator('#curves figure.chart');

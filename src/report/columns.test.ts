@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import type { RunResult } from '../core/run-records.js';
 import { sampleRuns } from '../../test/helpers/report-fixtures.js';
-import { scenarioGroupsOf } from './columns.js';
+import { columnStyle, scenarioGroupsOf } from './columns.js';
+import { RECORDED_COLOR } from './curves.js';
 
 /** One run per [scenario id, file]. */
 const runsFrom = (files: readonly (readonly [string, string])[]): RunResult[] => {
@@ -42,5 +43,15 @@ describe('scenarioGroupsOf', () => {
     ).toEqual(['mini-swe-agent', 'mini-swe-agent', 'openhands', 'openhands', 'openhands-events', 'swe-agent', 'tau-bench']);
     // One dataset alone: one group, the folder its task folders are in.
     expect(groupsOf([['d-1', 'trajs/d-1/d-1.traj.json'], ['d-2', 'trajs/d-2/d-2.traj.json']])).toEqual(['trajs', 'trajs']);
+  });
+});
+
+describe('columnStyle', () => {
+  it('gives no configuration a colour near the recorded usage grey, nor two the same style within 80', () => {
+    const rgb = (hex: string): number[] => [1, 3, 5].map((i) => parseInt(hex.slice(i, i + 2), 16));
+    const distance = (a: string, b: string): number => Math.hypot(...rgb(a).map((v, i) => v - rgb(b)[i]!));
+    const styles = Array.from({ length: 80 }, (_, n) => columnStyle(n));
+    for (const { color } of styles.slice(0, 16)) expect(distance(color, RECORDED_COLOR), color).toBeGreaterThan(60);
+    expect(new Set(styles.map((s) => `${s.color}|${s.dash.join(',')}`)).size).toBe(80);
   });
 });

@@ -21,10 +21,10 @@ export interface Column {
   readonly dash: readonly number[];
 }
 
-/** Distinct per column and stable across charts; red is left out because it means overflow. */
+/** Distinct per column and stable across charts; red is left out because it means overflow, grey because it is the recorded usage. */
 const PALETTE = [
   '#2f6db5', '#e07b19', '#3a9a4a', '#8e5bb0', '#14999b', '#b5912d', '#d1589c', '#7a5a45',
-  '#1f3b73', '#8cb83a', '#5f6b7a', '#6cb4e4', '#a12a6b', '#0b6e4f', '#f2a46b', '#4b3fa0',
+  '#1f3b73', '#8cb83a', '#262626', '#6cb4e4', '#a12a6b', '#0b6e4f', '#f2a46b', '#4b3fa0',
 ];
 /** Five patterns against 16 colours: the pair repeats only after 80 columns. */
 const DASHES: readonly (readonly number[])[] = [[], [8, 4], [2, 3], [10, 3, 2, 3], [5, 5]];

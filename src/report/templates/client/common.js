@@ -46,6 +46,14 @@ function el(tag, className, text) {
   return node;
 }
 
+/** A series' key as the tables draw it (svg.key in report.hbs): a line in its colour and dash. */
+function seriesKey(color, dash) {
+  var svg = document.getElementById('series-key').content.firstElementChild.cloneNode(true);
+  svg.firstElementChild.setAttribute('stroke', color);
+  svg.firstElementChild.setAttribute('stroke-dasharray', dash.join(','));
+  return svg;
+}
+
 /** The glyph of a marker kind, drawn on a canvas at (x, y) with radius r (device pixels). */
 function drawGlyph(ctx, kind, x, y, r, color) {
   var px = uPlot.pxRatio;

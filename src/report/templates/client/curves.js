@@ -1,6 +1,7 @@
 // Token curves: one uPlot chart per scenario, with window and threshold lines, markers for what the
 // strategies did, and a panel saying what each did at the hovered step (read from the timelines).
 var CURVE_HEIGHT = 320;
+var RECORDED_DASH = [5, 4];
 
 // A window far above the curve would flatten it onto the axis: lines beyond 3x the data's peak
 // are named under the chart instead of drawn.
@@ -130,6 +131,17 @@ function alignedCurve(chart) {
   }));
 }
 
+/** The legend's markers as the tables' keys: uPlot's is a box in the series' colour, which loses its dash. */
+function legendKeys(u, chart) {
+  var rows = u.root.querySelectorAll('.u-legend .u-series');
+  // Counted from the end: a legend that is not live leaves the x series out.
+  var first = rows.length - chart.series.length;
+  chart.series.forEach(function (s, i) {
+    var marker = rows[first + i].querySelector('.u-marker');
+    marker.replaceWith(seriesKey(s.color, s.kind === 'recorded' ? RECORDED_DASH : s.dash));
+  });
+}
+
 function mountCurve(chart, data) {
   var host = document.getElementById(chart.domId);
   var plot = host.querySelector('.plot');
@@ -159,7 +171,7 @@ function mountCurve(chart, data) {
           label: s.label,
           stroke: s.color,
           width: s.kind === 'recorded' ? 1.5 : 2,
-          dash: s.kind === 'recorded' ? [5, 4] : s.dash,
+          dash: s.kind === 'recorded' ? RECORDED_DASH : s.dash,
           // A series has no point where only another one does (downsampled, or ended): its line goes on.
           spanGaps: true,
           points: { show: false },
@@ -172,6 +184,7 @@ function mountCurve(chart, data) {
     },
   };
   var u = new uPlot(opts, alignedCurve(chart), plot);
+  legendKeys(u, chart);
   u.over.appendChild(layer);
   placeLineLabels(chart, u, layer, unlabelled);
   showCurveStep(chart, data, info, null);
