@@ -3,7 +3,7 @@
  */
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { CtxbenchError, scenarioInvalid } from '../core/errors.js';
+import { CtxbenchError, isCtxbenchError, scenarioInvalid } from '../core/errors.js';
 import { withoutByteOrderMark } from '../core/text-file.js';
 import { findScenarioFiles, isScenarioFileName, pathAlone, type FoundFile, type PathLabel } from './find.js';
 import { IMPORTERS, findImporter } from './importers/index.js';
@@ -105,11 +105,13 @@ async function importData(raw: unknown, file: string): Promise<ImportedFile[] | 
   return checkIds(all.map((data, i) => ({ scenario: parseScenario(data, runFile(file, i, all.length)), format: importer.format, data })), file);
 }
 
-/** The call files of one recorded run (an importer's `calls`), as they are read. */
+/** The call files of one group (an importer's `calls`: a folder), as they are read. */
 interface CallRun {
   readonly format: string;
   readonly joiner: CallJoiner;
   readonly files: string[];
+  /** The first error a call file of the group gave: the group fails as a whole. */
+  error?: CtxbenchError;
 }
 
 export interface ImportedSet {
@@ -119,54 +121,93 @@ export interface ImportedSet {
   readonly skipped: string[];
 }
 
+/** What one file, or the call files of one group, gave: its scenarios, a skip, or the error that fails it. */
+export type FoundUnit =
+  | { readonly kind: 'imported'; readonly imported: ImportedFile[] }
+  | { readonly kind: 'skipped'; readonly file: string }
+  | { readonly kind: 'failed'; readonly error: CtxbenchError; readonly files: number };
+
 /**
  * Every scenario of the files a `--scenario` path led to (findScenarioFiles), each validated: what
  * importFileAll gives for each file, except that
- * - the call files of one recorded run (a format with `calls`: OpenHands'
- *   llm_completions/<instance>/*.json) join into one scenario, placed where the first of them was and
- *   named after their folder when there are several;
+ * - the call files of a group (a format with `calls`: OpenHands' llm_completions/<instance>/*.json)
+ *   join into the runs they hold, placed where the first of them was and named after their folder
+ *   (`<folder>#<i>` when it holds several runs);
  * - a file a folder or a glob led to that holds no format ctxbench knows is skipped (a file named on
  *   its own must be of a known format; any file that does not parse, or holds an invalid scenario,
  *   is an error).
+ * The first error fails it: importFound; readFound gives each file's (or group's) result, as
+ * `bench scenarios validate` lists them.
  */
 export async function importFound(found: readonly FoundFile[], onRead?: (done: number, total: number) => void): Promise<ImportedSet> {
-  const slots: (ImportedFile[] | CallRun)[] = [];
+  const units = await readFound(found, onRead);
+  const failed = units.find((unit) => unit.kind === 'failed');
+  if (failed) throw failed.error;
+  return {
+    imported: units.flatMap((unit) => (unit.kind === 'imported' ? unit.imported : [])),
+    skipped: units.flatMap((unit) => (unit.kind === 'skipped' ? [unit.file] : [])),
+  };
+}
+
+/** importFound's result per file or group of call files, in file order; a CtxbenchError fails only its unit. */
+export async function readFound(found: readonly FoundFile[], onRead?: (done: number, total: number) => void): Promise<FoundUnit[]> {
+  const units: (FoundUnit | CallRun)[] = [];
   const runs = new Map<string, CallRun>();
-  const skipped: string[] = [];
   for (const [index, { file, named }] of found.entries()) {
     if (index > 0) onRead?.(index, found.length);
     // Outside a folder's extensions a glob's match is not read: a README.md is no broken JSON file.
     if (!named && !isScenarioFileName(file)) {
-      skipped.push(file);
+      units.push({ kind: 'skipped', file });
       continue;
     }
-    const raw = await readStructured(file);
-    const importer = isNativeScenario(raw) ? undefined : findImporter(raw, file);
-    if (!importer?.calls) {
-      const all = await importData(raw, file);
-      if (all) slots.push(all);
-      else if (named) throw unknownFormat(file);
-      else skipped.push(file);
-      continue;
-    }
-    const key = `${importer.format}\n${importer.calls.runOf(raw, file)}`;
-    let run = runs.get(key);
-    if (run === undefined) {
-      run = { format: importer.format, joiner: importer.calls.join(), files: [] };
-      runs.set(key, run);
-      slots.push(run);
-    }
-    await run.joiner.add(raw, file);
-    run.files.push(file);
+    const error = await failure(async () => {
+      const raw = await readStructured(file);
+      const importer = isNativeScenario(raw) ? undefined : findImporter(raw, file);
+      if (!importer?.calls) {
+        const all = await importData(raw, file);
+        if (!all && named) throw unknownFormat(file);
+        units.push(all ? { kind: 'imported', imported: all } : { kind: 'skipped', file });
+        return;
+      }
+      const key = `${importer.format}\n${importer.calls.runOf(raw, file)}`;
+      let run = runs.get(key);
+      if (run === undefined) {
+        run = { format: importer.format, joiner: importer.calls.join(), files: [] };
+        runs.set(key, run);
+        units.push(run);
+      }
+      run.files.push(file);
+      const joining = run;
+      joining.error ??= await failure(() => joining.joiner.add(raw, file));
+    });
+    if (error) units.push({ kind: 'failed', error, files: 1 });
   }
   if (found.length > 0) onRead?.(found.length, found.length);
-  const imported = slots.flatMap((slot) => {
-    if (Array.isArray(slot)) return slot;
-    const data = slot.joiner.scenario();
-    const file = slot.files.length === 1 ? slot.files[0]! : path.dirname(slot.files[0]!);
-    return [{ scenario: parseScenario(data, file), format: slot.format, data }];
-  });
-  return { imported, skipped };
+  return Promise.all(units.map(async (unit) => ('joiner' in unit ? joinedRun(unit) : unit)));
+}
+
+/** The scenarios of a group of call files, or the error that fails the group. */
+async function joinedRun(run: CallRun): Promise<FoundUnit> {
+  let imported: ImportedFile[] = [];
+  const error =
+    run.error ??
+    (await failure(async () => {
+      const all = run.joiner.scenarios();
+      const file = run.files.length === 1 ? run.files[0]! : path.dirname(run.files[0]!);
+      imported = all.map((data, i) => ({ scenario: parseScenario(data, runFile(file, i, all.length)), format: run.format, data }));
+    }));
+  return error ? { kind: 'failed', error, files: run.files.length } : { kind: 'imported', imported };
+}
+
+/** The CtxbenchError `work` throws (a user's file is wrong), undefined when it succeeds; any other error is a bug and propagates. */
+async function failure(work: () => Promise<void>): Promise<CtxbenchError | undefined> {
+  try {
+    await work();
+    return undefined;
+  } catch (error) {
+    if (isCtxbenchError(error)) return error;
+    throw error;
+  }
 }
 
 /** importFound over files named on their own: each must hold a known format. */

@@ -4,12 +4,12 @@
 import { stat } from 'node:fs/promises';
 import path from 'node:path';
 import { stringify as toYaml } from 'yaml';
-import { CtxbenchError, isCtxbenchError } from '../../core/errors.js';
+import { CtxbenchError } from '../../core/errors.js';
 import { createFolders } from '../../core/folders.js';
 import { checkOutput, writeOutput, type OutputSpec } from '../../core/output-file.js';
 import { createTokenCounter } from '../../core/tokens.js';
 import { findScenarioFiles } from '../../scenarios/find.js';
-import { importFileAll, importFound, noScenarioFound, skippedNote, type ImportedFile } from '../../scenarios/load.js';
+import { importFileAll, importFound, noScenarioFound, readFound, skippedNote, type ImportedFile } from '../../scenarios/load.js';
 import { turns } from '../../scenarios/turns.js';
 import { SCENARIO_FILE } from '../../scenarios/schema.js';
 import { BUNDLED_SCENARIOS } from '../paths.js';
@@ -48,28 +48,26 @@ export async function listCommand(patterns: string[], options: ListOptions = {})
 }
 
 /**
- * One line per scenario (`ok`), per invalid file (`FAIL`) and per file skipped for holding no known
- * format (`skip`: not a failure), then the counts; exits 1 when a file is invalid or no scenario is found.
+ * One line per scenario (`ok`), per invalid file or group of call files (`FAIL`) and per file skipped
+ * for holding no known format (`skip`: not a failure), then the counts; exits 1 when a file is invalid
+ * or no scenario is found. The files are read as `--scenario` reads them (readFound): the call files of
+ * a recorded run are checked as the run they join into, so what is `ok` is what `bench run` loads.
  */
 export async function validateCommand(patterns: string[]): Promise<void> {
   const files = await findScenarioFiles(patterns);
   const skipped: string[] = [];
   let failed = 0;
-  for (const found of files) {
-    try {
-      // Each file on its own: a call file of a recorded run is checked as the scenario it holds.
-      const loaded = await importFound([found]);
-      if (loaded.skipped.length > 0) {
-        skipped.push(found.file);
-        process.stdout.write(`skip  ${printable(found.file)} (no known format)\n`);
-      }
-      for (const { scenario, format } of loaded.imported) {
+  for (const unit of await readFound(files)) {
+    if (unit.kind === 'skipped') {
+      skipped.push(unit.file);
+      process.stdout.write(`skip  ${printable(unit.file)} (no known format)\n`);
+    } else if (unit.kind === 'failed') {
+      failed += unit.files;
+      process.stdout.write(`FAIL  ${printable(unit.error.message)}\n`);
+    } else {
+      for (const { scenario, format } of unit.imported) {
         process.stdout.write(`ok    ${scenario.file} (${format}, ${turns(scenario).length} steps)\n`);
       }
-    } catch (error) {
-      if (!isCtxbenchError(error)) throw error;
-      failed += 1;
-      process.stdout.write(`FAIL  ${printable(error.message)}\n`);
     }
   }
   const checked = files.length - skipped.length;

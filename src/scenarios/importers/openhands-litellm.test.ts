@@ -1,11 +1,11 @@
 import { existsSync, readdirSync } from 'node:fs';
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { DATA_DIR, REPO_ROOT } from '../../../scripts/bundle-scenarios.js';
 import { checkScenarioIds } from '../../runner/job-plan.js';
-import { importFiles, loadScenario, loadScenarioFiles } from '../load.js';
+import { importFiles, loadScenario, loadScenarioFiles, readFound } from '../load.js';
 import { parseScenario } from '../scenario.js';
 import type { ScenarioFile } from '../schema.js';
 import { findImporter } from './index.js';
@@ -151,25 +151,54 @@ describe('OpenHands litellm importer, an instance folder of call files (importFi
     expect(backward[0]!.data).toEqual(forward[0]!.data);
   });
 
-  it("leaves out a call that is not a prefix of the last one (a restarted instance's earlier attempt), and says so", async () => {
+  /** Copies of the last `count` call files into `folder` under tmp, and the raw call `from` with `change` made, `hours` earlier. */
+  async function callFolder(folder: string, count: number, from: number, change: (raw: Raw) => void): Promise<{ files: string[]; early: string }> {
     tmp = await mkdtemp(path.join(tmpdir(), 'ctxbench-calls-'));
-    const folder = path.join(tmp, FIXTURE_ID);
-    await rm(folder, { recursive: true, force: true });
-    await import('node:fs/promises').then((fs) => fs.mkdir(folder));
+    await mkdir(path.join(tmp, folder));
     const files = [];
-    for (const file of CALL_FILES.slice(-3)) {
-      const copy = path.join(folder, path.basename(file));
+    for (const file of CALL_FILES.slice(-count)) {
+      const copy = path.join(tmp, folder, path.basename(file));
       await writeFile(copy, await readFile(file, 'utf8'));
       files.push(copy);
     }
-    const aborted = JSON.parse(await readFile(CALL_FILES[3]!, 'utf8')) as Raw & { timestamp: number };
-    aborted.messages[1]!.content = [{ type: 'text', text: 'An earlier attempt, with another task text.' }];
-    aborted.timestamp -= 3600;
-    const early = path.join(folder, 'litellm_proxy__claude-3-5-sonnet-20241022-1733335803.0.json');
-    await writeFile(early, JSON.stringify(aborted));
-    const { data } = (await importFiles([early, ...files]))[0]!;
+    const raw = JSON.parse(await readFile(CALL_FILES[from]!, 'utf8')) as Raw & { timestamp: number };
+    change(raw);
+    raw.timestamp -= 3600;
+    const early = path.join(tmp, folder, 'litellm_proxy__claude-3-5-sonnet-20241022-1733335803.0.json');
+    await writeFile(early, JSON.stringify(raw));
+    return { files, early };
+  }
+
+  it("leaves out a call of the same task that is not a prefix of the last one (a restarted instance's earlier attempt), and says so", async () => {
+    const { files, early } = await callFolder(FIXTURE_ID, 3, 3, (aborted) => {
+      aborted.response.choices[0]!.message.content = 'An earlier attempt, answered otherwise.';
+    });
+    const loaded = await importFiles([early, ...files]);
+    expect(loaded).toHaveLength(1);
+    const { data } = loaded[0]!;
+    expect(data.id).toBe(FIXTURE_ID);
     expect(data.messages.flatMap((m) => (m.role === 'assistant' && m.usage ? [m.usage.promptTokens] : []))).toEqual(RECORDED_PROMPTS.slice(-3));
     expect(data.source?.notes).toBe('4 call files joined: the recorded usage of 3 requests at the steps they were made; 1 left out (not a prefix of the last call: another attempt)');
+  });
+
+  // Regression: two instances' call files flattened into one folder were joined into one scenario, the other dropped.
+  it('gives one scenario per task when a folder holds the calls of several, each with its own calls, in time order', async () => {
+    const { files, early } = await callFolder('calls', 2, 3, (other) => {
+      other.messages[1]!.content = [{ type: 'text', text: 'Another instance, with another task text.' }];
+    });
+    const loaded = await importFiles([...files, early]);
+    const folder = path.dirname(early);
+    expect(loaded.map((l) => [l.scenario.id, l.scenario.file, l.scenario.messages.length])).toEqual([
+      ['calls@0', `${folder}#0`, 9],
+      ['calls@1', `${folder}#1`, 21],
+    ]);
+    expect(loaded.map((l) => l.data.source?.notes)).toEqual([
+      '1 call files joined: the recorded usage of 1 requests at the steps they were made',
+      '2 call files joined: the recorded usage of 2 requests at the steps they were made',
+    ]);
+    // validate reads them as run does: two runs, not two files.
+    const units = await readFound([...files, early].sort().map((file) => ({ file, named: false })));
+    expect(units.map((u) => (u.kind === 'imported' ? u.imported.map((i) => i.scenario.id) : u.kind))).toEqual([['calls@0', 'calls@1']]);
   });
 
   it('keeps other files as they are, in order, around the joined run', async () => {

@@ -14,6 +14,7 @@ import { isRecord, recordedUsage, requireString } from './json.js';
 import { readText } from './openai.js';
 import { readSidecar } from './sidecar.js';
 import { readTools } from './tools.js';
+import { safeId } from './runs.js';
 import type { CallJoiner, Importer } from './types.js';
 
 const FORMAT = 'openhands-litellm';
@@ -59,69 +60,117 @@ export const openhandsLitellm: Importer = {
   },
 };
 
-/** What joining keeps of a call: when it was made, what it sent (a digest), its answer (a digest) and usage. */
+/** What joining keeps of a call: when it was made, what it sent (digests), its answer (a digest) and usage. */
 interface Call {
   readonly at: number;
   /** How many messages it sent: its answer is the message at this index of the conversation. */
   readonly sent: number;
   readonly sentDigest: string;
-  readonly answerDigest: string;
+  /** Its conversation (what it sent, then its answer): a later call of the run sent it as its prefix. */
+  readonly fullDigest: string;
+  /** What it sent up to the task (the first user message): the attempts of one task share it. */
+  readonly opening: string;
   readonly usage: Extract<ScenarioFileMessage, { role: 'assistant' }>['usage'];
 }
 
+/** A call no other call continued: the last call of a conversation, held whole. */
+interface End {
+  readonly call: Call;
+  readonly data: ScenarioFile;
+}
+
 const sha256 = (text: string): string => createHash('sha256').update(text, 'utf8').digest('hex');
-const answerDigest = (message: ScenarioFileMessage): string => sha256(stableJson(message.role === 'assistant' ? { ...message, usage: undefined } : message));
+/** A message as the conversation holds it: the usage is the call's, not part of what later calls sent. */
+const withoutUsage = (message: ScenarioFileMessage): ScenarioFileMessage => (message.role === 'assistant' ? { ...message, usage: undefined } : message);
+const chain = (digest: string, message: ScenarioFileMessage): string => sha256(`${digest}\n${stableJson(withoutUsage(message))}`);
 
 /** digests[k] identifies messages[0..k): each chains the one before it with the next message. */
 function prefixDigests(messages: readonly ScenarioFileMessage[]): string[] {
   const digests = [''];
-  for (const message of messages) digests.push(sha256(`${digests.at(-1)!}\n${stableJson(message)}`));
+  for (const message of messages) digests.push(chain(digests.at(-1)!, message));
   return digests;
 }
 
+/** True when `a` was made after `b` (the longer one on a tie). */
+const later = (a: Call, b: Call): boolean => a.at > b.at || (a.at === b.at && a.sent > b.sent);
+
 /**
- * The calls of one instance, joined: the conversation of the last call (by its `timestamp`; the longer
- * one on a tie), and the usage each call recorded on the turn it answered with, where its messages are
- * that conversation's prefix. A call that is not (the aborted attempt of a restarted instance) is left
- * out and counted in `source.notes`. Only the last call's conversation is held whole.
+ * The calls of one folder, joined by conversation: each call's messages are the previous call's
+ * conversation plus what followed, so a run is a chain of calls, and its scenario is the conversation
+ * of its last call with the usage each call recorded on the turn it answered with. Calls no later
+ * call continued end a conversation; of the conversations that open on the same task (through the
+ * first user message) the latest is the run and the others (aborted attempts of a restarted instance)
+ * are left out and counted in `source.notes`; conversations of other tasks (call files of several
+ * instances in one folder) are runs of their own, in time order. Only conversations no call has
+ * continued yet are held whole.
  */
 function joinCalls(): CallJoiner {
   const calls: Call[] = [];
-  let last: { at: number; sent: number; data: ScenarioFile } | undefined;
+  /** Every prefix some call sent: a call whose conversation is one was continued. */
+  const continued = new Set<string>();
+  const ends = new Map<string, End>();
   return {
     async add(raw, file) {
       const data = await openhandsLitellm.convert(raw, file);
-      const at = isRecord(raw) && typeof raw.timestamp === 'number' ? raw.timestamp : Number.NEGATIVE_INFINITY;
       const sent = data.messages.slice(0, -1);
       const answer = data.messages.at(-1)!;
-      calls.push({ at, sent: sent.length, sentDigest: prefixDigests(sent).at(-1)!, answerDigest: answerDigest(answer), usage: answer.role === 'assistant' ? answer.usage : undefined });
-      if (!last || at > last.at || (at === last.at && sent.length > last.sent)) last = { at, sent: sent.length, data };
-    },
-    scenario() {
-      const { data } = last!;
-      if (calls.length === 1) return data;
-      const digests = prefixDigests(data.messages);
-      const answered = new Map<number, Call>();
-      let left = 0;
-      for (const call of calls) {
-        const turn = data.messages[call.sent];
-        if (turn === undefined || digests[call.sent] !== call.sentDigest || answerDigest(turn) !== call.answerDigest) {
-          left += 1;
-          continue;
-        }
-        const other = answered.get(call.sent);
-        if (other === undefined || call.at > other.at) answered.set(call.sent, call);
-      }
-      const notes = `${calls.length} call files joined: the recorded usage of ${answered.size} requests at the steps they were made${left > 0 ? `; ${left} left out (not a prefix of the last call: another attempt)` : ''}`;
-      return {
-        ...data,
-        source: { format: FORMAT, ...data.source, notes },
-        messages: data.messages.map((m, i) => {
-          const call = answered.get(i);
-          return call && m.role === 'assistant' ? { ...m, usage: call.usage } : m;
-        }),
+      const digests = prefixDigests(sent);
+      const task = sent.findIndex((m) => m.role === 'user');
+      const call: Call = {
+        at: isRecord(raw) && typeof raw.timestamp === 'number' ? raw.timestamp : Number.NEGATIVE_INFINITY,
+        sent: sent.length,
+        sentDigest: digests.at(-1)!,
+        fullDigest: chain(digests.at(-1)!, answer),
+        opening: digests[task < 0 ? sent.length : task + 1]!,
+        usage: answer.role === 'assistant' ? answer.usage : undefined,
       };
+      calls.push(call);
+      for (const digest of digests.slice(1)) {
+        continued.add(digest);
+        ends.delete(digest);
+      }
+      const held = ends.get(call.fullDigest);
+      if (!continued.has(call.fullDigest) && (!held || later(call, held.call))) ends.set(call.fullDigest, { call, data });
     },
+    scenarios() {
+      // The latest conversation of each task, in time order.
+      const byTask = new Map<string, End>();
+      for (const end of ends.values()) {
+        const other = byTask.get(end.call.opening);
+        if (!other || later(end.call, other.call)) byTask.set(end.call.opening, end);
+      }
+      const runs = [...byTask.values()].sort((a, b) => (later(a.call, b.call) ? 1 : later(b.call, a.call) ? -1 : 0));
+      if (runs.length === 1 && calls.length === 1) return [runs[0]!.data];
+      return runs.map(({ data }, i) => {
+        const scenario = joinRun(data, calls.filter((call) => call.opening === runs[i]!.call.opening));
+        const id = safeId(`${data.id}@${i}`);
+        return runs.length === 1 ? scenario : { ...scenario, id, title: id };
+      });
+    },
+  };
+}
+
+/** `data` (a run's last call) with the recorded usage of each of `calls` that it continued, at the turn it produced. */
+function joinRun(data: ScenarioFile, calls: readonly Call[]): ScenarioFile {
+  const digests = prefixDigests(data.messages);
+  const answered = new Map<number, Call>();
+  let left = 0;
+  for (const call of calls) {
+    if (digests[call.sent] !== call.sentDigest || digests[call.sent + 1] !== call.fullDigest) {
+      left += 1;
+      continue;
+    }
+    const other = answered.get(call.sent);
+    if (other === undefined || call.at > other.at) answered.set(call.sent, call);
+  }
+  const notes = `${calls.length} call files joined: the recorded usage of ${answered.size} requests at the steps they were made${left > 0 ? `; ${left} left out (not a prefix of the last call: another attempt)` : ''}`;
+  return {
+    ...data,
+    source: { format: FORMAT, ...data.source, notes },
+    messages: data.messages.map((m, i) => {
+      const call = answered.get(i);
+      return call && m.role === 'assistant' ? { ...m, usage: call.usage } : m;
+    }),
   };
 }
 

@@ -31,14 +31,17 @@ export interface Importer {
 
 /** How the call files of one recorded run become one scenario. */
 export interface CallLog {
-  /** The run a call file belongs to: files with the same key are joined (OpenHands: the instance folder). */
+  /** The group a call file belongs to: files with the same key are joined (OpenHands: the instance folder). */
   runOf(data: unknown, file: string): string;
-  /** Joins one run's call files, given one at a time, in any order. */
+  /** Joins one group's call files, given one at a time, in any order. */
   join(): CallJoiner;
 }
 
 export interface CallJoiner {
   add(data: unknown, file: string): Promise<void>;
-  /** The run's scenario: the conversation of its last call, each call's recorded usage at the turn it produced. */
-  scenario(): ScenarioFile;
+  /**
+   * The group's runs, one scenario each (a folder can hold the calls of several conversations): the
+   * conversation of a run's last call, each call's recorded usage at the turn it produced.
+   */
+  scenarios(): ScenarioFile[];
 }
