@@ -127,7 +127,7 @@ describe('bench run with a config file', () => {
     expect(fromFile.code).toBe(0);
     expect(fromFile.stdout).not.toContain('Report:');
     // A file found in the folder shapes the results unasked: the output names it and what it set.
-    expect(fromFile.stdout).toContain('Config: ctxbench.config.yaml (window, strategy, scenario, report, db)\n');
+    expect(fromFile.stdout).toContain('Config: ctxbench.config.yaml (strategy, scenario, window, db, report)\n');
     const flagWins = bench(['run', '-s', 'masking'], cwd);
     expect(flagWins.code).toBe(0);
     const store = await ResultStore.openExisting(path.join(cwd, 'cfg.duckdb'));

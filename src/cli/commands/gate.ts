@@ -114,11 +114,15 @@ async function toleranceFile(options: CheckOptions): Promise<string | undefined>
 
 /**
  * The tolerances, from the file and the flags. `labels`: the strategy labels of the runs on both
- * sides; a file's strategy entry that matches none of them is refused (a typo would apply nothing).
+ * sides; the file's strategy entries that match none of them are named (`unmatched`): a typo applies
+ * nothing, and one file may serve jobs that run fewer strategies.
  */
-async function readTolerances(options: CheckOptions, labels: ReadonlySet<string>): Promise<{ readonly file: string | undefined; readonly tolerances: TolerancesFor }> {
+async function readTolerances(
+  options: CheckOptions,
+  labels: ReadonlySet<string>,
+): Promise<{ readonly file: string | undefined; readonly tolerances: TolerancesFor; readonly unmatched: readonly string[] }> {
   const file = await toleranceFile(options);
-  if (file === undefined) return { file, tolerances: tolerancesFor(undefined, options.tolerance) };
+  if (file === undefined) return { file, tolerances: tolerancesFor(undefined, options.tolerance), unmatched: [] };
   let text: string;
   try {
     text = await readFile(file, 'utf8');
@@ -126,11 +130,7 @@ async function readTolerances(options: CheckOptions, labels: ReadonlySet<string>
     throw new CtxbenchError('OPTION_INVALID', `--tolerances ${file}: cannot read (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`);
   }
   const parsed = parseToleranceFile(text, file);
-  const unmatched = unmatchedStrategies(parsed, labels);
-  if (unmatched.length > 0) {
-    throw new CtxbenchError('OPTION_INVALID', `${file}: strategies: ${unmatched.join(', ')} match${unmatched.length === 1 ? 'es' : ''} no run's strategy (the runs have: ${[...labels].sort().join(', ')})`);
-  }
-  return { file, tolerances: tolerancesFor(parsed, options.tolerance) };
+  return { file, tolerances: tolerancesFor(parsed, options.tolerance), unmatched: unmatchedStrategies(parsed, labels) };
 }
 
 async function readBaseline(file: string): Promise<string> {
@@ -153,7 +153,7 @@ export async function checkCommand(options: CheckOptions): Promise<void> {
   const where = `${options.db} batch ${batch.batchId}`;
   const candidate = metricsByKey(batch.runs, where);
   const labels = new Set([...Object.keys(baseline.runs), ...candidate.keys()].map(strategyOf));
-  const { file: tolerancesFile, tolerances } = await readTolerances(options, labels);
+  const { file: tolerancesFile, tolerances, unmatched } = await readTolerances(options, labels);
   const comparison = compareRuns(baseline.runs, candidate, { tolerances, baselineConfigs: baseline.configs, candidateConfigs: configsByKey(batch.runs, where) });
   const gate: GateOutcome & { readonly update: string } = {
     verdict: gateVerdict(comparison, options),
@@ -165,7 +165,8 @@ export async function checkCommand(options: CheckOptions): Promise<void> {
     const inputs = { baselineFile: options.baseline, baseline, database: options.db, batchId: batch.batchId, candidateRuns: batch.runs.length, tolerancesFile };
     printDocument(checkDocument(comparison, gate, inputs));
   } else {
-    const using = tolerancesFile === undefined ? '' : `Tolerances: ${tolerancesFile}\n`;
+    const applied = unmatched.length === 0 ? '' : ` (matching no run, so applied to none: strategies ${unmatched.join(', ')})`;
+    const using = tolerancesFile === undefined ? '' : `Tolerances: ${tolerancesFile}${applied}\n`;
     process.stdout.write(`Checking batch ${batch.batchId} against ${options.baseline}\n${using}${formatText(comparison, gate)}`);
   }
   const code = checkExitCode(gate.verdict);
