@@ -153,16 +153,24 @@ function eventMarkers(events: readonly EventRecord[], y: readonly (number | null
   });
 }
 
-/** Where a failed run stopped (a truncated one: its first cut prompt), for a marker; the refused request may not be among the steps. */
+/**
+ * Where a failed run stopped (a truncated one: its first cut prompt), for a marker; the refused request
+ * may not be among the steps. A failure with nothing to place at its step (an error before the request
+ * was counted) is marked at the last step the run reached.
+ */
 function failurePoint(run: RunResult, agentSteps: readonly StepRecord[]): Omit<MarkerData, 'series'> | null {
   const { status, failedStep } = run.summary;
-  if (status === 'completed' || failedStep === undefined) return null;
-  const event = run.events.find((e) => e.step === failedStep && (e.kind === 'overflow' || e.kind === 'pairing_violation'));
-  const recorded = agentSteps.findLast((s) => s.step === failedStep)?.promptTokens;
-  // An overflow without a token count still exceeded the window, so it sits on the window line.
-  const y = recorded ?? event?.tokensAfter ?? event?.tokensBefore ?? (status === 'overflow' ? run.config.window : null);
-  if (y === null) return null;
-  return { kind: status === 'overflow' ? 'overflow' : 'failure', x: failedStep, y };
+  if (status === 'completed') return null;
+  const kind = status === 'overflow' ? 'overflow' : 'failure';
+  if (failedStep !== undefined) {
+    const event = run.events.find((e) => e.step === failedStep && (e.kind === 'overflow' || e.kind === 'pairing_violation'));
+    const recorded = agentSteps.findLast((s) => s.step === failedStep)?.promptTokens;
+    // An overflow without a token count still exceeded the window, so it sits on the window line.
+    const y = recorded ?? event?.tokensAfter ?? event?.tokensBefore ?? (status === 'overflow' ? run.config.window : null);
+    if (y !== null) return { kind, x: failedStep, y };
+  }
+  const last = agentSteps.at(-1);
+  return last ? { kind, x: last.step, y: last.promptTokens } : null;
 }
 
 /** Window and threshold lines; labels sharing a value merge into one line so they don't overprint. */
