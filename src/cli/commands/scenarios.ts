@@ -4,12 +4,13 @@
 import { stat } from 'node:fs/promises';
 import path from 'node:path';
 import { stringify as toYaml } from 'yaml';
-import { CtxbenchError } from '../../core/errors.js';
+import { CtxbenchError, isCtxbenchError } from '../../core/errors.js';
 import { createFolders } from '../../core/folders.js';
 import { checkOutput, writeOutput, type OutputSpec } from '../../core/output-file.js';
 import { createTokenCounter } from '../../core/tokens.js';
 import { findScenarioFiles } from '../../scenarios/find.js';
-import { importFileAll, importFound, noScenarioFound, readFound, skippedNote, type ImportedFile } from '../../scenarios/load.js';
+import { checkScenarioIds } from '../../runner/job-plan.js';
+import { importFileAll, importFound, noScenarioFound, readFound, skippedNote, type FoundUnit, type ImportedFile } from '../../scenarios/load.js';
 import { turns } from '../../scenarios/turns.js';
 import { SCENARIO_FILE } from '../../scenarios/schema.js';
 import { BUNDLED_SCENARIOS } from '../paths.js';
@@ -26,6 +27,8 @@ export interface ListOptions {
 
 export async function listCommand(patterns: string[], options: ListOptions = {}): Promise<void> {
   const { scenarios, skipped } = await loadScenariosAt(patterns.length > 0 ? patterns : [BUNDLED_SCENARIOS]);
+  // Listed as `bench run` would load them: two with one id are refused there, so here too.
+  checkScenarioIds(scenarios);
   const counter = await createTokenCounter('o200k_base');
   const entries = scenarioEntries(scenarios, counter);
   if (options.json) return printDocument(scenariosDocument(entries, skipped, counter));
@@ -57,7 +60,8 @@ export async function validateCommand(patterns: string[]): Promise<void> {
   const files = await findScenarioFiles(patterns);
   const skipped: string[] = [];
   let failed = 0;
-  for (const unit of await readFound(files)) {
+  const units = await readFound(files);
+  for (const unit of units) {
     if (unit.kind === 'skipped') {
       skipped.push(unit.file);
       process.stdout.write(`skip  ${printable(unit.file)} (no known format)\n`);
@@ -70,11 +74,27 @@ export async function validateCommand(patterns: string[]): Promise<void> {
       }
     }
   }
+  const duplicate = duplicateId(units);
+  if (duplicate) {
+    failed += 1;
+    process.stdout.write(`FAIL  ${printable(duplicate.message)}\n`);
+  }
   const checked = files.length - skipped.length;
   if (checked === 0) throw noScenarioFound(patterns, skipped);
   const skips = skipped.length > 0 ? `, ${skipped.length} skipped (no known format)` : '';
   if (failed > 0) throw new CtxbenchError('SCENARIO_INVALID', `${failed} of ${checked} scenario file(s) invalid${skips}`);
   process.stdout.write(`${checked} scenario file(s) valid${skips}\n`);
+}
+
+/** The error `bench run` gives for two valid scenarios with one id (checkScenarioIds), if any. */
+function duplicateId(units: readonly FoundUnit[]): CtxbenchError | undefined {
+  try {
+    checkScenarioIds(units.flatMap((unit) => (unit.kind === 'imported' ? unit.imported : [])));
+    return undefined;
+  } catch (error) {
+    if (isCtxbenchError(error)) return error;
+    throw error;
+  }
 }
 
 export interface ImportOptions {
@@ -100,12 +120,14 @@ async function importedFiles(all: readonly ImportedFile[], file: string, out: st
 /**
  * Writes the converted scenario(s) to stdout or to `-o` (importedFiles). A folder is read as
  * `--scenario` reads one: the call files of a recorded run give one scenario. Every file is checked
- * before the first is written: a refused one (an input, a file that is not a scenario) leaves
- * everything as it was.
+ * before the first is written: a refused one (an input, a file that is not a scenario, two scenarios
+ * with one id) leaves everything as it was.
  */
 export async function importCommand(file: string, options: ImportOptions): Promise<void> {
   const folder = (await stat(file).catch(() => undefined))?.isDirectory() ?? false;
   const all = folder ? await importFolder(file) : await importFileAll(file);
+  // Two with one id would be written to one file, the second over the first; `bench run` refuses them too.
+  checkScenarioIds(all);
   const out = options.output;
   if (out === undefined && all.length > 1) throw severalRuns(file, all.length);
   const written = out === undefined ? [] : await importedFiles(all, file, out);
