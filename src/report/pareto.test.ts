@@ -100,6 +100,14 @@ describe('paretoOf', () => {
     expect(paretoOf([group('a', run({ scenario: 's1' })), group('b', run({ scenario: 's2' }))]).points).toEqual([]);
   });
 
+  it('prints a cost as the summary table does: rounded once, from the exact sum', () => {
+    // 207.51504125 is $207.52; rounded to 4 decimals first (207.5150) it read $207.51.
+    const pareto = paretoOf([group('a', run({ cost: 207.51504125, probes: [1, 1] })), group('b', run({ cost: 300.00504125, probes: [1, 1] }))]);
+    expect(pareto.points.map((p) => p.costText)).toEqual(['$207.52', '$300.01']);
+    expect(pareto.rule).toMatch(/a, 100\.0% for \$207\.52\.$/);
+    expect(pareto.runnerUp).toBe('b, 100.0% for $300.01');
+  });
+
   it('names a lone configuration without pretending to compare', () => {
     expect(paretoOf([group('a', run({}))]).rule).toBe('Only one configuration ran: a.');
   });

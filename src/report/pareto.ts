@@ -96,11 +96,13 @@ export function paretoOf(groups: readonly { col: Column; runs: RunResult[] }[]):
   // Local models cost $0 but the same tokens: when every configuration ran on one, tokens tell them apart.
   const priced = aggregates.every((a) => a.cost.pricedRuns === a.runs) && !aggregates.every((a) => a.cost.local);
   const axis = priced ? 'dollars' : 'billed input tokens';
-  // Rounded to what the page prints, so two points that read alike are alike on the front too.
+  // Compared at 1/100 of a cent, so float noise doesn't part equal costs; printed once, from the exact
+  // sum, as the summary table prints it (rounding the rounded value read $207.515 as $207.51 here).
   const raw = compared.map(({ col, runs }, i) => ({
     col,
     runs,
     cost: priced ? Number(aggregates[i]!.cost.usd!.toFixed(4)) : aggregates[i]!.inputTokens,
+    costText: priced ? dollars(aggregates[i]!.cost.usd!) : `${fmtInt(aggregates[i]!.inputTokens)} tokens`,
     success: Math.round((sum(runs, runSuccess) / runs.length) * 1000) / 1000,
   }));
   // Cheapest within WITHIN of the best; among equal costs the more successful, then the first column.
@@ -120,7 +122,7 @@ export function paretoOf(groups: readonly { col: Column; runs: RunResult[] }[]):
       dash: p.col.dash,
       cost: p.cost,
       success: p.success,
-      costText: priced ? dollars(p.cost) : `${fmtInt(p.cost)} tokens`,
+      costText: p.costText,
       successText: fmtPct(p.success),
       front: !raw.some((q) => dominates(q, p)),
       recommended: p === pick,
@@ -134,13 +136,12 @@ export function paretoOf(groups: readonly { col: Column; runs: RunResult[] }[]):
     raw.length === 1
       ? `Only one configuration ran: ${pick.col.label}.`
       : `The cheapest configuration (by ${axis}) whose success is within ${WITHIN * 100} percentage point of the best (${fmtPct(best)}): ` +
-        `${pick.col.label}, ${fmtPct(pick.success)} for ${priced ? dollars(pick.cost) : `${fmtInt(pick.cost)} tokens`}.`;
-  const costText = (cost: number): string => (priced ? dollars(cost) : `${fmtInt(cost)} tokens`);
+        `${pick.col.label}, ${fmtPct(pick.success)} for ${pick.costText}.`;
   return {
     axis,
     points,
     recommended: pick.col.label,
-    runnerUp: runnerUp ? `${runnerUp.col.label}, ${fmtPct(runnerUp.success)} for ${costText(runnerUp.cost)}` : null,
+    runnerUp: runnerUp ? `${runnerUp.col.label}, ${fmtPct(runnerUp.success)} for ${runnerUp.costText}` : null,
     edge: gridEdge(pick.runs, compared.map((g) => g.runs)),
     rule,
     note,
