@@ -442,3 +442,32 @@ browserIt('axis labels state their ticks: evenly spaced values (7.5, $2.475, 2.5
     rmSync(dir, { recursive: true, force: true });
   }
 });
+
+browserIt('the Pareto hover gives cents at any cost, and every configuration at a point several share', async () => {
+  const dir = tempDir('ctxbench-report-browser-');
+  try {
+    const file = join(dir, 'report.html');
+    // keep=4 and keep=5 cost the same and pass the same probes: one point, two configurations.
+    const settings = [[13.53, 2], [13.66, 3], [13.73, 4], [13.73, 4]] as const;
+    const runs = sweepRuns(settings.map(([, passed], i) => [{ keep: i + 2 }, passed] as const)).map((run, i) => ({ ...run, summary: { ...run.summary, costUsd: settings[i]![0] } }));
+    writeFileSync(file, renderReport(runs, { generatedAt: new Date('2025-01-02T03:04:05Z'), version: '0.1.0' }));
+    await withPage(async (page, problems) => {
+      await open(page, file);
+      const chart = page.locator('#pareto-chart');
+      const over = chart.locator('.u-over');
+      const box = (await over.boundingBox())!;
+      // Axes padded by 8% of the spread: cost 13.514 to 13.746, success 46% to 104%.
+      const at = (cost: number, success: number) => ({ x: (box.width * (cost - 13.514)) / 0.232, y: (box.height * (1.04 - success)) / 0.58 });
+      await over.hover({ position: at(13.53, 0.5) });
+      expect(await chart.locator('.step-info').textContent()).toBe('masking (keep=2): $13.53, success 50.0% (on the front)');
+      await over.hover({ position: at(13.73, 1) });
+      expect(await chart.locator('.step-info div').allTextContents()).toEqual([
+        'masking (keep=4): $13.73, success 100.0% (on the front), recommended',
+        'masking (keep=5): $13.73, success 100.0% (on the front)',
+      ]);
+      await finish(page, problems, 'report-pareto-hover.png');
+    });
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});

@@ -44,7 +44,7 @@ export interface ReportData {
 
 export interface ParetoChart {
   readonly axis: Pareto['axis'];
-  readonly points: { label: string; color: string; cost: number; success: number; front: boolean; recommended: boolean }[];
+  readonly points: { label: string; color: string; cost: number; costText: string; success: number; front: boolean; recommended: boolean }[];
 }
 
 export interface ReportView {
@@ -192,7 +192,7 @@ export function buildView(runs: readonly RunResult[], meta: ReportMeta): ReportV
       runs: timelines.runs,
       pareto: {
         axis: pareto.axis,
-        points: pareto.points.map(({ label, color, cost, success, front, recommended }) => ({ label, color, cost, success, front, recommended })),
+        points: pareto.points.map(({ label, color, cost, costText, success, front, recommended }) => ({ label, color, cost, costText, success, front, recommended })),
       },
       sweeps,
     },

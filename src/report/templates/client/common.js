@@ -5,12 +5,6 @@ var FONT = 'system-ui, -apple-system, "Segoe UI", Roboto, "Helvetica Neue", Aria
 var AXIS_FONT = '12px ' + FONT;
 var number = new Intl.NumberFormat('en-US');
 
-function compact(n) {
-  if (n >= 1e6) return +(n / 1e6).toFixed(2) + 'M';
-  if (n >= 1e3) return +(n / 1e3).toFixed(1) + 'k';
-  return String(n);
-}
-
 /** Axis ticks in k / M with the decimals their spacing needs: 1.25k, 1.50k rather than 1.3k, 1.5k. */
 function compactTicks(ticks, step) {
   var top = Math.max.apply(null, ticks.map(Math.abs));

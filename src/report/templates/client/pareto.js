@@ -4,10 +4,6 @@ var PARETO_HEIGHT = 360;
 /** The success axis, shared with the sweep charts: percent ticks with the decimals their spacing needs. */
 var SUCCESS_AXIS = { label: 'success', font: AXIS_FONT, labelFont: AXIS_FONT, size: 56, values: function (u, ticks, axis, space, incr) { return ticks.map(function (v) { return (v * 100).toFixed(tickDecimals(incr * 100)) + '%'; }); } };
 
-function paretoCostText(pareto, v) {
-  return pareto.axis === 'dollars' ? '$' + (v < 10 ? v.toFixed(2) : number.format(Math.round(v))) : compact(v);
-}
-
 // Ticks $0.50 apart read $17.5, $18.0, and $0.002 apart $0.104, $0.106: as many decimals as the
 // step between them needs.
 function paretoTicks(pareto, ticks, incr) {
@@ -125,11 +121,18 @@ function mountPareto(pareto) {
   // uPlot wants one x array: the front is the only line, the points are drawn by the overlay.
   var xs = front.map(function (p) { return p.cost; });
   var ys = front.map(function (p) { return p.success; });
+  // Every configuration at the hovered point: points of the same cost and success are drawn as one.
   var show = function (u) {
     var p = nearestPoint(pareto.points, 'cost', u);
-    info.textContent = p
-      ? p.label + ': ' + paretoCostText(pareto, p.cost) + ', success ' + percent(p.success) + (p.front ? ' (on the front)' : '') + (p.recommended ? ', recommended' : '')
-      : 'Hover a point for its configuration.';
+    if (!p) {
+      info.textContent = 'Hover a point for its configuration.';
+      return;
+    }
+    info.replaceChildren.apply(info, pareto.points
+      .filter(function (q) { return q.cost === p.cost && q.success === p.success; })
+      .map(function (q) {
+        return el('div', null, q.label + ': ' + q.costText + ', success ' + percent(q.success) + (q.front ? ' (on the front)' : '') + (q.recommended ? ', recommended' : ''));
+      }));
   };
   var opts = {
     width: plot.clientWidth,
