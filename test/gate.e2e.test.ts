@@ -59,6 +59,7 @@ describe('bench baseline / bench check', () => {
       ['-s', 'raw,masking', '--scenario', SYNTHETIC, '--db', 'r.duckdb'],
       ['-s', 'raw', '--scenario', SYNTHETIC, '--db', 'raw-only.duckdb'],
       ['-s', 'raw,masking', '--scenario', changed, '--param', 'masking.softThreshold=0.5', '--db', 'changed.duckdb'],
+      ['-s', 'raw,masking', '--scenario', SYNTHETIC, '--shard', '1/2', '--db', 'shard-1.duckdb'],
     ]) {
       const run = bench(['run', ...args, '--window', '16k', '--no-report'], cwd);
       expect(run.code, run.stderr).toBe(0);
@@ -89,6 +90,14 @@ describe('bench baseline / bench check', () => {
     expect(masking).toMatchObject({ window: 16384, backend: 'mock', backendOptions: { recall: 0.8, summaryTokens: 800, seed: 1 }, encoding: 'o200k_base' });
     expect(masking.params.softThreshold).toBe(0.7);
     expect(masking.scenarioDigest).toMatch(/^[0-9a-f]{64}$/);
+  });
+
+  it('refuses a baseline of a batch missing runs of its matrix: one shard (or an interrupted batch) would gate the rest no more', () => {
+    expectOneLineError(
+      bench(['baseline', '--db', 'shard-1.duckdb', '-o', 'shard.json'], cwd),
+      /^bench: shard-1\.duckdb batch matrix-[0-9a-f]+ lacks \d+ of the \d+ runs of its 2 strategies x \d scenarios: it was interrupted \(finish it with --resume\) or is one shard \(merge the shards first\)/,
+    );
+    expect(existsSync(path.join(cwd, 'shard.json'))).toBe(false);
   });
 
   it('passes against its own batch, and writes the benchmark JSON and markdown when asked', () => {

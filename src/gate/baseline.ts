@@ -68,6 +68,26 @@ export function buildBaseline(runs: readonly RunResult[], batch: BatchMeta, crea
   return { format: BASELINE_FORMAT, created: created.toISOString(), version: batch.version, command: batch.command, runs: runsOut, configs };
 }
 
+/**
+ * Why a batch cannot be a baseline, or undefined: runs missing from its matrix (every strategy runs
+ * every scenario; fewer runs means an interrupted batch, or one shard of it), which would make every
+ * later check gate fewer runs without a word; or runs that ended with an error, whose numbers gate
+ * nothing.
+ */
+export function baselineProblem(runs: readonly RunResult[], where: string): string | undefined {
+  const labels = new Set(runs.map((run) => runKey(run).split('|')[0]));
+  const scenarios = new Set(runs.map((run) => run.config.scenarioId));
+  const planned = labels.size * scenarios.size;
+  if (runs.length < planned) {
+    return `${where} lacks ${planned - runs.length} of the ${planned} runs of its ${labels.size} strategies x ${scenarios.size} scenarios: it was interrupted (finish it with --resume) or is one shard (merge the shards first); a baseline of it would gate the rest of the matrix no more`;
+  }
+  const failed = runs.filter((run) => run.summary.status === 'error');
+  if (failed.length > 0) {
+    return `${where}: ${failed.length} run(s) ended with an error (the first: ${runKey(failed[0]!)}): run them again (--resume) before making a baseline of it`;
+  }
+  return undefined;
+}
+
 function ordered(metrics: RunMetrics): RunMetrics {
   const out: Record<string, unknown> = {};
   for (const field of METRIC_FIELDS) out[field] = metrics[field];

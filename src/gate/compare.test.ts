@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { RunResult, RunStatus } from '../core/run-records.js';
 import { DEFAULT_TOLERANCES, type RunMetrics, type Tolerances } from '../metrics/run-metrics.js';
-import { parseBaseline, serializeBaseline, type Baseline } from './baseline.js';
+import { baselineProblem, parseBaseline, serializeBaseline, type Baseline } from './baseline.js';
 import { compareRuns, gateVerdict, passed, type Comparison, type Finding, type GateFlags } from './compare.js';
 import { configurationChanges, runConfiguration, runConfigurationSchema, type RunConfiguration } from './configuration.js';
 import { sampleRuns } from '../../test/helpers/report-fixtures.js';
@@ -433,6 +433,16 @@ describe('baseline file', () => {
   it('keeps a truncated run and unknown cache hits (a live provider that reports none)', () => {
     const live: Baseline = { ...baseline, runs: { 'raw|a': run({ status: 'truncated', cachedInputTokens: null }) } };
     expect(parseBaseline(serializeBaseline(live), 'b.json')).toEqual(live);
+  });
+
+  it('is refused for a batch missing runs of its matrix (interrupted, or one shard) or holding runs that errored', () => {
+    const runs = sampleRuns(); // 3 strategies x 2 scenarios
+    expect(baselineProblem(runs, 'r.duckdb batch b')).toBeUndefined();
+    expect(baselineProblem(runs.slice(1), 'r.duckdb batch b')).toBe(
+      'r.duckdb batch b lacks 1 of the 6 runs of its 3 strategies x 2 scenarios: it was interrupted (finish it with --resume) or is one shard (merge the shards first); a baseline of it would gate the rest of the matrix no more',
+    );
+    const errored = runs.map((run, i) => (i === 4 ? { ...run, summary: { ...run.summary, status: 'error' as const } } : run));
+    expect(baselineProblem(errored, 'r.duckdb batch b')).toBe('r.duckdb batch b: 1 run(s) ended with an error (the first: masking|bad"id<i>): run them again (--resume) before making a baseline of it');
   });
 
   it('rejects malformed files with one line naming the file', () => {

@@ -8,7 +8,7 @@ import { access, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { CtxbenchError } from '../../core/errors.js';
 import { checkOutput, checkOutputs, writeOutput, type FileKind, type OutputSpec } from '../../core/output-file.js';
-import { BASELINE_FILE, buildBaseline, configsByKey, metricsByKey, parseBaseline, serializeBaseline, type BatchMeta } from '../../gate/baseline.js';
+import { BASELINE_FILE, baselineProblem, buildBaseline, configsByKey, metricsByKey, parseBaseline, serializeBaseline, type BatchMeta } from '../../gate/baseline.js';
 import { compareRuns, gateVerdict, strategyOf } from '../../gate/compare.js';
 import { BENCHMARK_JSON, benchmarkJson, formatMarkdown, formatText, MARKDOWN_SUMMARY, type GateOutcome } from '../../gate/output.js';
 import { parseToleranceFile, tolerancesFor, unmatchedStrategies, type TolerancesFor } from '../../gate/tolerances.js';
@@ -99,7 +99,10 @@ export async function baselineCommand(options: BaselineOptions): Promise<void> {
   const output = gateOutput('-o', options.output, BASELINE_FILE, options);
   await checkOutput(output.file, output.spec);
   const batch = await loadBatch(options.db, options.batch);
-  const baseline = buildBaseline(batch.runs, batch.meta, new Date(), `${options.db} batch ${batch.batchId}`);
+  const where = `${options.db} batch ${batch.batchId}`;
+  const problem = baselineProblem(batch.runs, where);
+  if (problem !== undefined) throw new CtxbenchError('BASELINE_INVALID', problem);
+  const baseline = buildBaseline(batch.runs, batch.meta, new Date(), where);
   await writeOutput(output.file, serializeBaseline(baseline), output.spec);
   process.stdout.write(`Baseline: ${path.resolve(options.output)} (${Object.keys(baseline.runs).length} runs of batch ${batch.batchId})\n`);
 }
