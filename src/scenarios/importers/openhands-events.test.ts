@@ -133,6 +133,30 @@ describe('OpenHands events importer, trimmed real output.jsonl', () => {
     expect(calls(messages).map((c) => c.id)).toEqual(['toolu_01', 'toolu_01b']);
   });
 
+  // Regression: the turn with the unanswered call was moved to the end of the history, after later turns.
+  it('keeps a response with an unanswered parallel call where it was, with only its answered call', async () => {
+    const { raw } = await convertMany(FIXTURE);
+    const [system, task, , , action, observation] = raw[0]!.history;
+    type Response = { id: string; choices: { message: { content: string; tool_calls: { id: string; function: { name: string; arguments: string } }[] } }[] };
+    const first = structuredClone(action!.tool_call_metadata!.model_response) as unknown as Response;
+    first.choices[0]!.message.tool_calls.push({ ...first.choices[0]!.message.tool_calls[0]!, id: 'toolu_lost' });
+    const next = structuredClone(first);
+    next.id = 'response-2';
+    next.choices[0]!.message = { content: 'next', tool_calls: [{ ...first.choices[0]!.message.tool_calls[0]!, id: 'toolu_02' }] };
+    const as = (of: Event, id: string, response: Response): Event => ({ ...of, tool_call_metadata: { ...of.tool_call_metadata!, tool_call_id: id, model_response: response as never } });
+    const history = [system, task, as(action!, 'toolu_01', first), as(action!, 'toolu_lost', first), as(observation!, 'toolu_01', first), as(action!, 'toolu_02', next), as(observation!, 'toolu_02', next)];
+    const { messages } = await openhandsEvents.convert({ history }, 'x.jsonl');
+    expect(messages.map((m) => [m.role, m.role === 'tool' ? m.toolCallId : m.role === 'assistant' ? m.toolCalls?.map((c) => c.id).join() : undefined])).toEqual([
+      ['system', undefined],
+      ['user', undefined],
+      ['assistant', 'toolu_01'],
+      ['tool', 'toolu_01'],
+      ['assistant', 'toolu_02'],
+      ['tool', 'toolu_02'],
+    ]);
+    expect(() => parseScenario({ ctxbench: 1, id: 'x', model: { name: 'm' }, messages }, 'x.jsonl')).not.toThrow();
+  });
+
   it('truncates an observation over max_message_chars as OpenHands does, keeping head and tail', () => {
     expect(truncate('abcdefghij', 10)).toBe('abcdefghij');
     expect(truncate('abcdefghijk', 4)).toBe('ab\n[... Observation truncated due to length ...]\njk');

@@ -116,6 +116,16 @@ function toMessages(history: readonly Event[], file: string, where: string, maxC
       sent.add(responseId);
     }
   };
+  // The model answered again, so a turn still waiting on a call gets no more results: it goes out
+  // where it was, before the new response, with the calls that were answered (an unanswered call is
+  // dropped, as ConversationMemory's _filter_unmatched_tool_calls drops it).
+  const settle = (): void => {
+    for (const [responseId, turn] of pending) {
+      out.push(...answeredOnly(turn));
+      pending.delete(responseId);
+      sent.add(responseId);
+    }
+  };
 
   history.forEach((event, i) => {
     const at = `${where}[${i}]`;
@@ -126,6 +136,7 @@ function toMessages(history: readonly Event[], file: string, where: string, maxC
         const response = modelResponse(metadata.model_response, file, `${at}.tool_call_metadata.model_response`);
         const responseId = typeof response.id === 'string' ? response.id : `event-${String(event.id)}`;
         if (!pending.has(responseId) && !sent.has(responseId)) {
+          settle();
           pending.set(responseId, { assistant: assistantTurn(response, file, `${at}.tool_call_metadata.model_response`), results: new Map() });
         }
       } else if (event.action === 'system') {
@@ -156,16 +167,17 @@ function toMessages(history: readonly Event[], file: string, where: string, maxC
     flush();
   });
 
-  // Calls never answered: the run stopped on them (the final `finish` has no observation). The last such
-  // turn keeps all its calls (a history may end on the calls being executed); others keep the answered ones.
-  const left = [...pending.values()];
-  left.forEach(({ assistant, results }, i) => {
-    const calls = assistant.toolCalls ?? [];
-    const answered = calls.filter((call) => results.has(call.id));
-    if (i === left.length - 1 && answered.length === 0) out.push(assistant);
-    else out.push({ ...assistant, toolCalls: answered }, ...answered.map((call) => results.get(call.id)!));
-  });
+  // The last response's calls were never all answered: the run stopped on them (the final `finish` has
+  // no observation). With none answered it keeps them all (a history may end on the calls being
+  // executed); else it keeps the answered ones.
+  for (const turn of pending.values()) out.push(...(turn.results.size === 0 ? [turn.assistant] : answeredOnly(turn)));
   return out;
+}
+
+/** A model response with only its answered calls, then their results in call order. */
+function answeredOnly({ assistant, results }: { assistant: Assistant; results: Map<string, Tool> }): ScenarioFileMessage[] {
+  const answered = (assistant.toolCalls ?? []).filter((call) => results.has(call.id));
+  return [{ ...assistant, toolCalls: answered }, ...answered.map((call) => results.get(call.id)!)];
 }
 
 /** The completion as recorded: an object, or its JSON text in some versions. */
