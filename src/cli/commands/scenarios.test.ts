@@ -1,4 +1,4 @@
-import { copyFile, mkdir, mkdtemp, readdir, rm } from 'node:fs/promises';
+import { copyFile, mkdir, mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
@@ -6,6 +6,7 @@ import { REPO_ROOT } from '../../../scripts/bundle-scenarios.js';
 import { importCommand, listCommand, validateCommand } from './scenarios.js';
 
 const CHAT = path.join(REPO_ROOT, 'fixtures/trajectories/openai-chat/chat.json');
+const SYNTHETIC = path.join(REPO_ROOT, 'scenarios/synthetic/synthetic-s40-seed7-o600-x6000-f20-mclaude-sonnet-4.json');
 
 /** `bench scenarios ...` in process: what it wrote to stdout and stderr, and the error it failed with. */
 async function run(command: () => Promise<void>): Promise<{ stdout: string; stderr: string; error?: Error }> {
@@ -34,6 +35,15 @@ describe('bench scenarios', () => {
     await copyFile(from, path.join(tmp, name));
     return path.join(tmp, name);
   };
+
+  // Regression: the inputs check compared the outputs with the folder only, and d/x.json was rewritten.
+  it('import never writes over a file it read in the folder', async () => {
+    const input = await put(`d/${path.basename(SYNTHETIC)}`, SYNTHETIC);
+    const before = await readFile(input, 'utf8');
+    const { error } = await run(() => importCommand(path.join(tmp, 'd'), { output: `${path.join(tmp, 'd')}/` }));
+    expect(error?.message).toBe(`-o ${input}: the same file as the input ${input}; an output never replaces an input (pass another path)`);
+    expect(await readFile(input, 'utf8')).toBe(before);
+  });
 
   // Regression: the second was written over the first, exit 0.
   describe('two scenarios with one id', () => {

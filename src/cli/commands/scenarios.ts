@@ -125,13 +125,14 @@ async function importedFiles(all: readonly ImportedFile[], file: string, out: st
  */
 export async function importCommand(file: string, options: ImportOptions): Promise<void> {
   const folder = (await stat(file).catch(() => undefined))?.isDirectory() ?? false;
-  const all = folder ? await importFolder(file) : await importFileAll(file);
+  const { all, inputs } = folder ? await importFolder(file) : { all: await importFileAll(file), inputs: [file] };
   // Two with one id would be written to one file, the second over the first; `bench run` refuses them too.
   checkScenarioIds(all);
   const out = options.output;
   if (out === undefined && all.length > 1) throw severalRuns(file, all.length);
   const written = out === undefined ? [] : await importedFiles(all, file, out);
-  const spec = (output: string): OutputSpec => ({ label: `-o ${output}`, kind: SCENARIO_FILE, inputs: [{ label: `the input ${file}`, file }] });
+  // Each file read is an input: `import d/ -o d/` must not write d/x.json over the scenario x it read there.
+  const spec = (output: string): OutputSpec => ({ label: `-o ${output}`, kind: SCENARIO_FILE, inputs: inputs.map((input) => ({ label: `the input ${input}`, file: input })) });
   for (const w of written) await checkOutput(w.file, spec(w.file));
   const steps = all.reduce((n, { scenario }) => n + turns(scenario).length, 0);
   process.stderr.write(`${file}: detected format ${all[0]!.format}; ${all.length} scenario(s), ${steps} steps\n`);
@@ -142,10 +143,14 @@ export async function importCommand(file: string, options: ImportOptions): Promi
   }
 }
 
-/** Every scenario a folder leads to, as `--scenario` reads it (files of no known format skipped, named in one line). */
-async function importFolder(folder: string): Promise<ImportedFile[]> {
-  const { imported, skipped } = await importFound(await findScenarioFiles([folder]));
+/**
+ * Every scenario a folder leads to, as `--scenario` reads it (files of no known format skipped, named
+ * in one line), and every file found there.
+ */
+async function importFolder(folder: string): Promise<{ all: ImportedFile[]; inputs: string[] }> {
+  const found = await findScenarioFiles([folder]);
+  const { imported, skipped } = await importFound(found);
   if (imported.length === 0) throw noScenarioFound([folder], skipped);
   if (skipped.length > 0) process.stderr.write(`bench: ${printable(skippedNote(skipped))}\n`);
-  return imported;
+  return { all: imported, inputs: found.map((f) => f.file) };
 }
