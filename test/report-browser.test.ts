@@ -369,8 +369,8 @@ browserIt('a two-parameter sweep: a success chart per swept parameter, a point p
       }
       // Hovering the best setting (softThreshold 0.7, carryoverTurns 10: all 4 probes) names it as recommended.
       const over = (await charts.first().locator('.u-over').boundingBox())!;
-      // Axes padded by 8% of the spread: x 0.484 to 0.716, y 19% to 106% (successes 25% to 100%).
-      await charts.first().locator('.u-over').hover({ position: { x: (over.width * (0.7 - 0.484)) / 0.232, y: (over.height * (1.06 - 1)) / 0.87 } });
+      // Axes padded by 8% of the spread: x 0.484 to 0.716, y 19% to 100% (successes 25% to 100%).
+      await charts.first().locator('.u-over').hover({ position: { x: (over.width * (0.7 - 0.484)) / 0.232, y: 1 } });
       expect(await charts.first().locator('.step-info').textContent()).toBe('masking (softThreshold=0.7, carryoverTurns=10): success 100.0%, recommended');
       await finish(page, problems, 'report-sweep.png');
     });
@@ -456,8 +456,8 @@ browserIt('the Pareto hover gives cents at any cost, and every configuration at 
       const chart = page.locator('#pareto-chart');
       const over = chart.locator('.u-over');
       const box = (await over.boundingBox())!;
-      // Axes padded by 8% of the spread: cost 13.514 to 13.746, success 46% to 104%.
-      const at = (cost: number, success: number) => ({ x: (box.width * (cost - 13.514)) / 0.232, y: (box.height * (1.04 - success)) / 0.58 });
+      // Axes padded by 8% of the spread: cost 13.514 to 13.746, success 46% to 100%.
+      const at = (cost: number, success: number) => ({ x: (box.width * (cost - 13.514)) / 0.232, y: Math.max(1, (box.height * (1 - success)) / 0.54) });
       await over.hover({ position: at(13.53, 0.5) });
       expect(await chart.locator('.step-info').textContent()).toBe('masking (keep=2): $13.53, success 50.0% (on the front)');
       await over.hover({ position: at(13.73, 1) });
@@ -466,6 +466,26 @@ browserIt('the Pareto hover gives cents at any cost, and every configuration at 
         'masking (keep=5): $13.73, success 100.0% (on the front)',
       ]);
       await finish(page, problems, 'report-pareto-hover.png');
+    });
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+browserIt('success axes stay within 0% and 100%, one run or many', async () => {
+  const dir = tempDir('ctxbench-report-browser-');
+  try {
+    const file = join(dir, 'report.html');
+    writeFileSync(file, renderReport([sampleRuns()[0]!], { generatedAt: new Date('2025-01-02T03:04:05Z'), version: '0.1.0' }));
+    await withPage(async (page, problems) => {
+      await recordCanvasText(page);
+      await open(page, file);
+      const success = (await axisLabels(page)).filter((axis) => axis.every((label) => label.endsWith('%')));
+      expect(success).toHaveLength(1);
+      const values = success[0]!.map(labelValue);
+      expect(Math.max(...values), success[0]!.join(' ')).toBeLessThanOrEqual(100);
+      expect(Math.min(...values)).toBeGreaterThanOrEqual(0);
+      await finish(page, problems, 'report-one-run.png');
     });
   } finally {
     rmSync(dir, { recursive: true, force: true });

@@ -12,11 +12,12 @@ function paretoTicks(pareto, ticks, incr) {
   return ticks.map(function (v) { return '$' + v.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits }); });
 }
 
-function paretoRange(values, floor) {
+/** The values' span padded by 8% each side, kept within [floor, ceiling] where given (success is 0% to 100%). */
+function paretoRange(values, floor, ceiling) {
   var min = Math.min.apply(null, values);
   var max = Math.max.apply(null, values);
   var pad = (max - min) * 0.08 || Math.abs(max) * 0.08 || 1;
-  return [floor === undefined ? min - pad : Math.max(floor, min - pad), max + pad];
+  return [floor === undefined ? min - pad : Math.max(floor, min - pad), ceiling === undefined ? max + pad : Math.min(ceiling, max + pad)];
 }
 
 function drawParetoOverlay(pareto, u) {
@@ -141,7 +142,7 @@ function mountPareto(pareto) {
     cursor: { points: { show: false }, drag: { x: false, y: false } },
     scales: {
       x: { time: false, range: function () { return paretoRange(costs, 0); } },
-      y: { range: function () { return paretoRange(pareto.points.map(function (p) { return p.success; }).concat([1]), 0); } },
+      y: { range: function () { return paretoRange(pareto.points.map(function (p) { return p.success; }).concat([1]), 0, 1); } },
     },
     axes: [
       { label: pareto.axis, font: AXIS_FONT, labelFont: AXIS_FONT, labelSize: 20, values: function (u, ticks, axis, space, incr) { return paretoTicks(pareto, ticks, incr); } },

@@ -32,7 +32,7 @@ function mountSweep(sweep) {
     cursor: { points: { show: false }, drag: { x: false, y: false } },
     scales: {
       x: { time: false, range: function () { return categories ? [-0.5, categories.length - 0.5] : paretoRange(xs); } },
-      y: { range: function () { return paretoRange(points.map(function (p) { return p.success; }).concat([1]), 0); } },
+      y: { range: function () { return paretoRange(points.map(function (p) { return p.success; }).concat([1]), 0, 1); } },
     },
     axes: [xAxis, SUCCESS_AXIS],
     series: [{}].concat(sweep.series.map(function (s) {
