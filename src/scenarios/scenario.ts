@@ -13,6 +13,7 @@ import { multiSearch } from '../core/multi-search.js';
 import { checkPairing, describeViolations } from '../core/pairing.js';
 import type { ToolDefinition } from '../core/tools.js';
 import { describeIssue } from '../core/zod-issue.js';
+import { jsonText } from './json-text.js';
 import { scenarioFileSchema, type ParsedScenarioFile, type Probe } from './schema.js';
 
 export interface Scenario {
@@ -52,10 +53,10 @@ function materialize(data: ParsedScenarioFile, file: string): Scenario {
       case 'user':
         return userMessage({ id, content: m.content });
       case 'assistant': {
-        const toolCalls = m.toolCalls.map((c) => ({
+        const toolCalls = m.toolCalls.map((c, j) => ({
           id: c.id,
           name: c.name,
-          arguments: typeof c.arguments === 'string' ? c.arguments : JSON.stringify(c.arguments),
+          arguments: typeof c.arguments === 'string' ? c.arguments : jsonText(c.arguments, file, `messages[${index}].toolCalls[${j}].arguments`),
         }));
         toolCalls.forEach((c) => callNames.set(c.id, c.name));
         return assistantMessage({ id, content: m.content, toolCalls, usage: m.usage });

@@ -8,6 +8,7 @@
 import { scenarioInvalid } from '../../core/errors.js';
 import type { ScenarioFile, ScenarioFileMessage } from '../schema.js';
 import { bodyConversations, conversationScenario, type Body, type Conversation } from './conversations.js';
+import { jsonText } from '../json-text.js';
 import { isRecord, requireString } from './json.js';
 import { mostly, runsImporter } from './runs.js';
 import type { Importer } from './types.js';
@@ -72,7 +73,7 @@ function readMessage(raw: unknown, file: string, where: string): ScenarioFileMes
             {
               id: requireString(b.id, file, `${where}.content[${i}].id`),
               name: requireString(b.name, file, `${where}.content[${i}].name`),
-              arguments: JSON.stringify(b.input ?? {}),
+              arguments: jsonText(b.input ?? {}, file, `${where}.content[${i}].input`),
             },
           ]
         : [],

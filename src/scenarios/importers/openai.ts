@@ -4,6 +4,7 @@
  */
 import { scenarioInvalid } from '../../core/errors.js';
 import type { ScenarioFileMessage } from '../schema.js';
+import { jsonText } from '../json-text.js';
 import { isRecord, requireString } from './json.js';
 
 interface ToolCall {
@@ -73,7 +74,7 @@ export function readToolCalls(calls: unknown, file: string, where: string): Tool
     return {
       id: requireString(isRecord(call) ? call.id : undefined, file, `${at}.id`),
       name: requireString(fn.name, file, `${at}.function.name`),
-      arguments: typeof args === 'string' ? args : JSON.stringify(args),
+      arguments: typeof args === 'string' ? args : jsonText(args, file, `${at}.function.arguments`),
     };
   });
 }
