@@ -84,6 +84,20 @@ describe('mini-swe-agent importer, trimmed real trajectory', () => {
     expect(() => parseScenario(scenario, FIXTURE)).not.toThrow();
   });
 
+  // Regression: only a command starting with `echo COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT` dropped it; others kept a diff the model never saw.
+  it('drops the submission whatever command submitted it: after a cd, or the legacy echo', async () => {
+    const { raw, scenario } = await convert(FIXTURE);
+    const submit = raw.messages.at(-2)!.content;
+    for (const changed of [submit.replace(SUBMIT, `cd /testbed && ${SUBMIT}`), submit.replace(SUBMIT, 'echo MINI_SWE_AGENT_FINAL_OUTPUT')]) {
+      expect(changed).not.toBe(submit);
+      const messages = raw.messages.map((m, i) => (i === raw.messages.length - 2 ? { ...m, content: changed } : m));
+      expect((await miniSweAgent.convert({ ...raw, messages }, FIXTURE)).messages).toHaveLength(scenario.messages.length);
+    }
+    // A last message that is not the submission stays.
+    const messages = raw.messages.map((m, i) => (i === raw.messages.length - 1 ? { ...m, content: 'the tests fail' } : m));
+    expect((await miniSweAgent.convert({ ...raw, messages }, FIXTURE)).messages).toHaveLength(raw.messages.length);
+  });
+
   it('keeps every step\'s provider usage as recorded', async () => {
     const { raw, scenario } = await convert(FIXTURE);
     const recorded = raw.messages.filter((m) => m.role === 'assistant').map((m) => m.extra!.response.usage);

@@ -8,13 +8,12 @@ import { scenarioInvalid } from '../../core/errors.js';
 import type { ScenarioFile, ScenarioFileMessage } from '../schema.js';
 import { isRecord, recordedUsage, requireString } from './json.js';
 import { readSidecar } from './sidecar.js';
+import { isSubmission } from './submission.js';
 import type { Importer } from './types.js';
 
 const FORMAT = 'mini-swe-agent-1';
 /** mini-swe-agent's own `action_regex`: exactly one match is an action, any other count a format error. */
 const ACTION = /```bash\s*\n(.*?)\n```/gs;
-/** The submit command; its output is the patch, recorded as a last user message the model never saw. */
-const SUBMIT = 'echo COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT';
 
 interface Recorded {
   readonly role: 'system' | 'user' | 'assistant';
@@ -40,7 +39,7 @@ export const miniSweAgent: Importer = {
       source: { format: FORMAT, agent: `mini-swe-agent${version}`, file: path.basename(file), license: 'MIT' },
       model: { name: requireString(config.model_name, file, 'info.config.model.model_name') },
       outcome: await readOutcome(file, id),
-      messages: toMessages(dropSubmission(recorded)),
+      messages: toMessages(dropSubmission(recorded, info.submission)),
     };
   },
 };
@@ -66,10 +65,14 @@ function findAction(content: string): { command: string; rest: string } | undefi
   };
 }
 
-function dropSubmission(messages: readonly Recorded[]): readonly Recorded[] {
-  const [before, last] = messages.slice(-2);
-  const submitted = before?.role === 'assistant' && findAction(before.content)?.command.startsWith(SUBMIT);
-  return submitted && last?.role === 'user' ? messages.slice(0, -1) : messages;
+/**
+ * The submit command's output, the patch (info.submission), recorded as a last user message the model
+ * never saw. Known by its text: the command may be `echo COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT`, the
+ * legacy `echo MINI_SWE_AGENT_FINAL_OUTPUT`, or either after a `cd /testbed &&`.
+ */
+function dropSubmission(messages: readonly Recorded[], submission: unknown): readonly Recorded[] {
+  const last = messages.at(-1);
+  return last?.role === 'user' && isSubmission(last.content, submission) ? messages.slice(0, -1) : messages;
 }
 
 function toMessages(recorded: readonly Recorded[]): ScenarioFileMessage[] {

@@ -11,6 +11,7 @@ import type { ScenarioFile, ScenarioFileMessage } from '../schema.js';
 import { isRecord, jsonObject, requireString } from './json.js';
 import { readText, readToolCalls, uniqueCallIds } from './openai.js';
 import { fileStem } from './runs.js';
+import { isSubmission } from './submission.js';
 import type { Importer } from './types.js';
 
 const FORMAT = 'swe-agent-traj';
@@ -100,9 +101,7 @@ function toMessages(history: readonly unknown[], file: string): ScenarioFileMess
  */
 function dropSubmission(messages: ScenarioFileMessage[], submission: unknown): ScenarioFileMessage[] {
   const last = messages.at(-1);
-  const patch = typeof submission === 'string' ? submission.trim() : '';
-  const isPatch = patch !== '' && last?.content?.trimStart().startsWith(patch) === true;
-  return isPatch && (last?.role === 'tool' || last?.role === 'user') ? messages.slice(0, -1) : messages;
+  return isSubmission(last?.content, submission) && (last?.role === 'tool' || last?.role === 'user') ? messages.slice(0, -1) : messages;
 }
 
 /** SWE-agent 1.x records the model in replay_config (an object or its JSON text); 0.x only in the run folder's name. */
