@@ -201,6 +201,31 @@ describe('OpenHands litellm importer, an instance folder of call files (importFi
     expect(units.map((u) => (u.kind === 'imported' ? u.imported.map((i) => i.scenario.id) : u.kind))).toEqual([['calls@0', 'calls@1']]);
   });
 
+  // Regression: a reused id was kept, and the scenario refused as a duplicate_tool_call_id.
+  it('renames a call id the run reuses, and its result with it, in the joined run too', async () => {
+    tmp = await mkdtemp(path.join(tmpdir(), 'ctxbench-reused-'));
+    const folder = path.join(tmp, FIXTURE_ID);
+    await mkdir(folder);
+    const files = [];
+    for (const file of CALL_FILES.slice(-2)) {
+      const raw = JSON.parse(await readFile(file, 'utf8')) as Raw;
+      // The second call of the run reuses the first's id.
+      const [first, second] = raw.messages.flatMap((m) => m.tool_calls ?? []);
+      const reused = second!.id;
+      for (const m of raw.messages) {
+        for (const call of m.tool_calls ?? []) if (call.id === reused) call.id = first!.id;
+        if (m.tool_call_id === reused) m.tool_call_id = first!.id;
+      }
+      files.push(path.join(folder, path.basename(file)));
+      await writeFile(files.at(-1)!, JSON.stringify(raw));
+    }
+    const { data } = (await importFiles(files))[0]!;
+    const ids = data.messages.flatMap((m) => (m.role === 'assistant' ? (m.toolCalls ?? []).map((c) => c.id) : []));
+    expect(ids[1]).toBe(`${ids[0]}-2`);
+    expect(data.messages.find((m) => m.role === 'tool' && m.toolCallId === ids[1])).toBeDefined();
+    expect(data.source?.notes).toBe('2 call files joined: the recorded usage of 2 requests at the steps they were made');
+  });
+
   it('keeps other files as they are, in order, around the joined run', async () => {
     const chat = path.join(REPO_ROOT, 'fixtures/trajectories/openai-chat/chat.json');
     const loaded = await importFiles([chat, ...CALL_FILES.slice(0, 2), chat.replace('chat.json', 'conversations.jsonl')]);

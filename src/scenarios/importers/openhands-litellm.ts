@@ -11,7 +11,7 @@ import { scenarioInvalid } from '../../core/errors.js';
 import { stableJson } from '../../core/stable-json.js';
 import type { ScenarioFile, ScenarioFileMessage } from '../schema.js';
 import { isRecord, recordedUsage, requireString } from './json.js';
-import { readText } from './openai.js';
+import { readText, uniqueCallIds } from './openai.js';
 import { readSidecar } from './sidecar.js';
 import { readTools } from './tools.js';
 import { safeId } from './runs.js';
@@ -46,11 +46,12 @@ export const openhandsLitellm: Importer = {
       model: { name: requireString(response.model ?? kwargs.model, file, 'response.model') },
       outcome: typeof outcome === 'string' ? outcome : undefined,
       ...(tools ? { tools } : {}),
-      messages: [
+      // Renaming a reused id depends only on the messages before it, so each call's messages stay a prefix of the next's.
+      messages: uniqueCallIds([
         ...data.messages.map((m, i) => readMessage(m, file, `messages[${i}]`)),
         // Only the final call's usage is in the file: earlier turns' calls were logged in other files.
         { ...final, usage: recordedUsage(response.usage) },
-      ],
+      ]),
     };
   },
   calls: {
