@@ -166,4 +166,16 @@ describe('paretoOf: a sweep', () => {
     // Two settings are no grid to extend.
     expect(paretoOf([setting(0.5, 3, 4), setting(0.9, 1, 4)]).edge).toBeNull();
   });
+
+  it('does not ask to extend a grid past values it asked for that were refused, and names them', () => {
+    // --grid softThreshold=0.5:0.9:0.1 with 0.9 refused (not below hardThreshold): 0.8 is the largest that ran.
+    const ran = [setting(0.5, 4, 4), setting(0.6, 3, 4), setting(0.7, 2, 4), setting(0.8, 1, 4)];
+    const refused = paretoOf(ran, ['bench sweep -s masking --grid softThreshold=0.5:0.9:0.1 --window 32k']);
+    expect(refused.recommended).toBe('masking (softThreshold=0.8)');
+    expect(refused.edge).toBeNull();
+    expect(refused.refused).toBe('softThreshold 0.9');
+    // Without the command (or with a grid that ran whole) it is an edge as before.
+    expect(paretoOf(ran).edge).toBe('softThreshold=0.8, the largest of 0.5 to 0.8');
+    expect(paretoOf(ran, ['bench sweep -s masking --grid=softThreshold=0.5,0.6,0.7,0.8']).edge).toBe('softThreshold=0.8, the largest of 0.5 to 0.8');
+  });
 });

@@ -41,6 +41,11 @@ export interface Pareto {
    * grid ("softThreshold=0.9, the largest of 0.5 to 0.9"): a better setting may lie beyond.
    */
   readonly edge: string | null;
+  /**
+   * Values the sweep's `--grid` asked for beyond the recommended setting that never ran (the strategy
+   * refused them: `bench sweep` warned why), so the grid cannot be extended that way: "softThreshold 0.9".
+   */
+  readonly refused: string | null;
   /** What the rule picks when the recommended configuration is left out, with its numbers. */
   readonly runnerUp: string | null;
   /** How the recommendation was picked, with the numbers. */
@@ -64,24 +69,50 @@ export function runSuccess(run: RunResult): number {
 const dominates = (a: { cost: number; success: number }, b: { cost: number; success: number }): boolean =>
   a.cost <= b.cost && a.success >= b.success && (a.cost < b.cost || a.success > b.success);
 
-/**
- * The swept numbers the picked configuration takes at the low or high end of its strategy's grid (3
- * settings or more), as "name=value, the largest of a to b"; null when none is.
- */
-function gridEdge(picked: readonly RunResult[], groups: readonly (readonly RunResult[])[]): string | null {
-  const config = picked[0]?.config;
-  if (!config) return null;
-  const settings = groups.flatMap((runs) => (runs[0] && runs[0].config.strategy === config.strategy ? [runs[0].config.params] : []));
-  const edges = Object.entries(config.params).flatMap(([name, value]) => {
-    if (typeof value !== 'number') return [];
-    const values = distinct(settings.map((p) => p[name]).filter((v): v is number => typeof v === 'number')).sort((a, b) => a - b);
-    if (values.length < 3 || (value !== values[0] && value !== values.at(-1))) return [];
-    return [`${name}=${value}, the ${value === values[0] ? 'smallest' : 'largest'} of ${values[0]} to ${values.at(-1)}`];
-  });
-  return edges.length ? edges.join('; ') : null;
+/** The numbers each `--grid name=...` of the batches' commands asked for (v1,v2,... or from:to:step). */
+export function gridAsked(commands: readonly string[]): Map<string, number[]> {
+  const asked = new Map<string, number[]>();
+  for (const command of commands) {
+    const words = command.split(/\s+/).map((w) => w.replace(/^['"]|['"]$/g, ''));
+    words.forEach((word, i) => {
+      const raw = word === '--grid' ? words[i + 1] : word.startsWith('--grid=') ? word.slice('--grid='.length) : undefined;
+      const [name, text] = raw?.split('=') ?? [];
+      if (!name || text === undefined) return;
+      const range = /^(-?[\d.]+):(-?[\d.]+):([\d.]+)$/.exec(text);
+      const values = range
+        ? Array.from({ length: Math.floor((Number(range[2]) - Number(range[1])) / Number(range[3]) + 1e-9) + 1 }, (_, k) => Number((Number(range[1]) + k * Number(range[3])).toFixed(10)))
+        : text.split(',').map(Number);
+      asked.set(name, distinct([...(asked.get(name) ?? []), ...values.filter(Number.isFinite)]));
+    });
+  }
+  return asked;
 }
 
-export function paretoOf(groups: readonly { col: Column; runs: RunResult[] }[]): Pareto {
+/**
+ * The swept numbers the picked configuration takes at the low or high end of its strategy's grid (3
+ * settings or more), as "name=value, the largest of a to b"; null when none is. An end past which the
+ * grid asked for values that never ran (refused) is no edge to extend: those values are `refused`.
+ */
+function gridEdge(picked: readonly RunResult[], groups: readonly (readonly RunResult[])[], asked: ReadonlyMap<string, readonly number[]>): { edge: string | null; refused: string | null } {
+  const config = picked[0]?.config;
+  if (!config) return { edge: null, refused: null };
+  const settings = groups.flatMap((runs) => (runs[0] && runs[0].config.strategy === config.strategy ? [runs[0].config.params] : []));
+  const edges: string[] = [];
+  const refused: string[] = [];
+  for (const [name, value] of Object.entries(config.params)) {
+    if (typeof value !== 'number') continue;
+    const values = distinct(settings.map((p) => p[name]).filter((v): v is number => typeof v === 'number')).sort((a, b) => a - b);
+    if (values.length < 3 || (value !== values[0] && value !== values.at(-1))) continue;
+    const largest = value === values.at(-1);
+    const beyond = (asked.get(name) ?? []).filter((v) => (largest ? v > value : v < value));
+    if (beyond.length) refused.push(`${name} ${beyond.join(', ')}`);
+    else edges.push(`${name}=${value}, the ${largest ? 'largest' : 'smallest'} of ${values[0]} to ${values.at(-1)}`);
+  }
+  return { edge: edges.length ? edges.join('; ') : null, refused: refused.length ? refused.join('; ') : null };
+}
+
+/** `commands`: the batches' command lines, for the values a sweep's grid asked for (`gridAsked`). */
+export function paretoOf(groups: readonly { col: Column; runs: RunResult[] }[], commands: readonly string[] = []): Pareto {
   const sets = groups.map((g) => new Set(g.runs.map((r) => r.config.scenarioId)));
   const all = distinct(groups.flatMap((g) => g.runs.map((r) => r.config.scenarioId)));
   const common = all.filter((id) => sets.every((set) => set.has(id)));
@@ -89,7 +120,7 @@ export function paretoOf(groups: readonly { col: Column; runs: RunResult[] }[]):
     common.length === all.length
       ? ''
       : `Compared on the ${fmtInt(common.length)} of ${fmtInt(all.length)} scenarios every configuration ran.`;
-  if (common.length === 0) return { axis: 'dollars', points: [], recommended: null, runnerUp: null, edge: null, rule: 'No scenario was run by every configuration: nothing to compare.', note };
+  if (common.length === 0) return { axis: 'dollars', points: [], recommended: null, runnerUp: null, edge: null, refused: null, rule: 'No scenario was run by every configuration: nothing to compare.', note };
 
   const compared = groups.map((g) => ({ col: g.col, runs: g.runs.filter((r) => common.includes(r.config.scenarioId)) }));
   const aggregates = compared.map(({ runs }) => aggregateRuns(runs));
@@ -130,7 +161,7 @@ export function paretoOf(groups: readonly { col: Column; runs: RunResult[] }[]):
     .sort((a, b) => a.cost - b.cost || b.success - a.success);
   if (pick === undefined) {
     const rule = 'No configuration completed a run (each overflowed the window, broke tool-call pairing or was stopped): nothing to recommend; try a larger window or other settings.';
-    return { axis, points, recommended: null, runnerUp: null, edge: null, rule, note };
+    return { axis, points, recommended: null, runnerUp: null, edge: null, refused: null, rule, note };
   }
   const rule =
     raw.length === 1
@@ -142,7 +173,7 @@ export function paretoOf(groups: readonly { col: Column; runs: RunResult[] }[]):
     points,
     recommended: pick.col.label,
     runnerUp: runnerUp ? `${runnerUp.col.label}, ${fmtPct(runnerUp.success)} for ${runnerUp.costText}` : null,
-    edge: gridEdge(pick.runs, compared.map((g) => g.runs)),
+    ...gridEdge(pick.runs, compared.map((g) => g.runs), gridAsked(commands)),
     rule,
     note,
   };

@@ -160,7 +160,7 @@ export function buildView(runs: readonly RunResult[], meta: ReportMeta): ReportV
     return chartOf(`chart-${i}`, scenarioId, title, scenarioRuns, columnOf, runIndex);
   });
   const byColumn = runsByColumn(columns, runs);
-  const pareto = paretoOf(byColumn);
+  const pareto = paretoOf(byColumn, (meta.batches ?? []).map((b) => b.command));
   const sweeps = sweepPlotsOf(byColumn, pareto);
 
   const summaries = summaryGroups(runs, columnOf, groupOf);
