@@ -9,6 +9,7 @@ import { parseScenario } from '../scenario.js';
 import type { ScenarioFile } from '../schema.js';
 import { findImporter } from './index.js';
 import { miniSweAgent } from './mini-swe-agent.js';
+import { safeId } from './runs.js';
 
 const FIXTURE_DIR = path.join(REPO_ROOT, 'fixtures/trajectories/mini-swe-agent-gemini3pro');
 const FIXTURE_ID = 'django__django-14155';
@@ -111,6 +112,14 @@ describe('mini-swe-agent importer, trimmed real trajectory', () => {
     );
   });
 
+  // Regression: the instance id was taken as the id as it was, and the scenario refused for its characters.
+  it('makes an id of an instance id with characters an id cannot hold, keeping it as the title', async () => {
+    const { raw } = await convert(FIXTURE);
+    const scenario = await miniSweAgent.convert({ ...raw, instance_id: 'owner/repo#12708' }, FIXTURE);
+    expect([scenario.id, scenario.title]).toEqual(['owner-repo-12708', 'owner/repo#12708']);
+    expect(() => parseScenario(scenario, FIXTURE)).not.toThrow();
+  });
+
   it('fills id, model, source and the outcome from results_summary.json', async () => {
     const { scenario } = await convert(FIXTURE);
     expect(scenario).toMatchObject({
@@ -144,7 +153,7 @@ describe('mini-swe-agent importer, trimmed real trajectory', () => {
     const raw = JSON.parse(await readFile(FIXTURE, 'utf8')) as Raw;
     raw.instance_id = id;
     const scenario = await miniSweAgent.convert(raw, path.join(FIXTURE_DIR, `trajs/${FIXTURE_ID}/x.traj.json`));
-    expect(scenario.id).toBe(id);
+    expect([scenario.id, scenario.title]).toEqual([safeId(id), id]);
     expect(scenario.outcome).toBeUndefined();
   });
 

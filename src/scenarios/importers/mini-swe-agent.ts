@@ -7,6 +7,7 @@ import path from 'node:path';
 import { scenarioInvalid } from '../../core/errors.js';
 import type { ScenarioFile, ScenarioFileMessage } from '../schema.js';
 import { isRecord, recordedUsage, requireString } from './json.js';
+import { safeId } from './runs.js';
 import { readSidecar } from './sidecar.js';
 import { isSubmission } from './submission.js';
 import type { Importer } from './types.js';
@@ -27,7 +28,8 @@ export const miniSweAgent: Importer = {
   detect: (data) => isRecord(data) && data.trajectory_format === FORMAT && Array.isArray(data.messages),
   async convert(data, file): Promise<ScenarioFile> {
     if (!isRecord(data) || !Array.isArray(data.messages)) throw scenarioInvalid(file, 'messages: expected an array');
-    const id = requireString(data.instance_id, file, 'instance_id');
+    const instance = requireString(data.instance_id, file, 'instance_id');
+    const id = safeId(instance);
     const info = isRecord(data.info) ? data.info : {};
     const config = isRecord(info.config) && isRecord(info.config.model) ? info.config.model : {};
     const recorded = data.messages.map((m, i) => readMessage(m, file, i));
@@ -35,10 +37,10 @@ export const miniSweAgent: Importer = {
     return {
       ctxbench: 1,
       id,
-      title: id,
+      title: instance,
       source: { format: FORMAT, agent: `mini-swe-agent${version}`, file: path.basename(file), license: 'MIT' },
       model: { name: requireString(config.model_name, file, 'info.config.model.model_name') },
-      outcome: await readOutcome(file, id),
+      outcome: await readOutcome(file, instance),
       messages: toMessages(dropSubmission(recorded, info.submission)),
     };
   },

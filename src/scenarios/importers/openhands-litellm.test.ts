@@ -226,6 +226,16 @@ describe('OpenHands litellm importer, an instance folder of call files (importFi
     expect(data.source?.notes).toBe('2 call files joined: the recorded usage of 2 requests at the steps they were made');
   });
 
+  // Regression: the folder name was taken as the id as it was, and the scenario refused for its space.
+  it('makes an id of a folder name with characters an id cannot hold, keeping it as the title', async () => {
+    tmp = await mkdtemp(path.join(tmpdir(), 'ctxbench-named-'));
+    await mkdir(path.join(tmp, 'my run 1'));
+    const copy = path.join(tmp, 'my run 1', path.basename(FIXTURE));
+    await writeFile(copy, await readFile(FIXTURE, 'utf8'));
+    const { scenario } = await loadScenario(copy);
+    expect([scenario.id, scenario.title]).toEqual(['my-run-1', 'my run 1']);
+  });
+
   it('keeps other files as they are, in order, around the joined run', async () => {
     const chat = path.join(REPO_ROOT, 'fixtures/trajectories/openai-chat/chat.json');
     const loaded = await importFiles([chat, ...CALL_FILES.slice(0, 2), chat.replace('chat.json', 'conversations.jsonl')]);

@@ -33,15 +33,16 @@ export const openhandsLitellm: Importer = {
     if (final.role !== 'assistant') throw scenarioInvalid(file, 'response.choices[0].message.role: expected assistant');
     const kwargs = isRecord(data.kwargs) ? data.kwargs : {};
     // The instance id is only in the path: llm_completions/<instance_id>/<file>.
-    const id = path.basename(path.dirname(path.resolve(file)));
+    const instance = path.basename(path.dirname(path.resolve(file)));
+    const id = safeId(instance);
     const labels = await readSidecar(file, 'labels.derived.json');
-    const outcome = isRecord(labels) ? labels[id] : undefined;
+    const outcome = isRecord(labels) ? labels[instance] : undefined;
     // litellm passes the tool definitions (sent with every call) in kwargs.
     const tools = readTools(kwargs.tools, file, 'kwargs.tools');
     return {
       ctxbench: 1,
       id,
-      title: id,
+      title: instance,
       source: { format: FORMAT, agent: 'OpenHands', file: path.basename(file) },
       model: { name: requireString(response.model ?? kwargs.model, file, 'response.model') },
       outcome: typeof outcome === 'string' ? outcome : undefined,

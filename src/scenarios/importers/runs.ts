@@ -1,12 +1,23 @@
 /** Ids and run counts for formats whose files carry no id of their own or hold several runs. */
+import { createHash } from 'node:crypto';
 import path from 'node:path';
 import { scenarioInvalid } from '../../core/errors.js';
 import type { ScenarioFile } from '../schema.js';
 import type { Importer } from './types.js';
 
-/** `text` as a scenario id: every run of characters an id cannot hold (see schema.ts) becomes one '-'. */
+/** The longest id the schema takes (schema.ts). */
+const MAX_ID = 200;
+
+/**
+ * `text` as a scenario id: every run of characters an id cannot hold (see schema.ts) becomes one '-',
+ * and a text longer than an id may be keeps its head and a digest of the whole, so two long names
+ * that differ only at the end stay two ids.
+ */
 export function safeId(text: string): string {
-  return text.replace(/[^A-Za-z0-9._:@+-]+/g, '-') || 'scenario';
+  const id = text.replace(/[^A-Za-z0-9._:@+-]+/g, '-') || 'scenario';
+  if (id.length <= MAX_ID) return id;
+  const digest = createHash('sha256').update(text, 'utf8').digest('hex').slice(0, 16);
+  return `${id.slice(0, MAX_ID - digest.length - 1)}-${digest}`;
 }
 
 /** The file's name without `extension` (or without its last extension), as an id: "gpt-4o-airline.json" -> "gpt-4o-airline". */
