@@ -125,6 +125,15 @@ describe('reportMarkdown', () => {
     expect(md).not.toContain(INJECTION);
   });
 
+  it('says there is nothing to recommend when no configuration completed, and no "Bold" note over a table with none', () => {
+    const overflowed = sampleRuns().map((r) => ({ ...r, summary: { ...r.summary, status: 'overflow' as const } }));
+    const md = renderOutput('markdown', overflowed, meta);
+    expect(md).toMatch(/\n\*\*No configuration completed a run .*: nothing to recommend; try a larger window or other settings\.\*\*\n/);
+    expect(md).not.toContain('Recommended default');
+    expect(md).not.toContain('Bold:');
+    expect(renderOutput('markdown', sampleRuns(), meta)).toContain('Bold: ');
+  });
+
   it('regression: free text from a recording (a model name with HTML) is written as text, not markup', () => {
     const model = '<img src=x onerror="alert(1)"><script>alert(2)</script>';
     const runs = sampleRuns().map((r) => ({ ...r, config: { ...r.config, model, priceModel: model } }));

@@ -220,6 +220,8 @@ export function reportMarkdown(runs: readonly RunResult[], meta: ReportMeta): st
   lines.push(view.facts.map((f) => `**${mdCell(f.label)}**: ${mdCell(f.value)}`).join(' · '), '');
   for (const note of view.notes) lines.push(`> ${mdCell(note)}`, '');
   if (view.pareto.recommended) lines.push(`**Recommended default: ${mdCell(view.pareto.recommended)}.** ${mdCell(view.pareto.rule)}${view.pareto.note ? ` ${mdCell(view.pareto.note)}` : ''}`, '');
+  // Nothing recommended: the rule says why, as the page and the JSON do.
+  else if (view.pareto.rule) lines.push(`**${mdCell(view.pareto.rule)}**`, '');
   const table = view.summaries[0]?.table;
   if (table) {
     const headers = ['strategy', ...table.columns.map((c) => c.label)];
@@ -231,7 +233,8 @@ export function reportMarkdown(runs: readonly RunResult[], meta: ReportMeta): st
       });
       lines.push(`| ${[mdCell(row.label), ...cells].join(' | ')} |`);
     }
-    lines.push('', `Bold: ${mdCell(table.bestNote.replace(/^Green: /, ''))}`, '');
+    const bold = table.rows.some((row) => row.cells.some((c) => c.best));
+    lines.push('', ...(bold ? [`Bold: ${mdCell(table.bestNote.replace(/^Green: /, ''))}`, ''] : []));
   }
   if (view.baseline && meta.baseline) {
     lines.push(`Baseline: ${markdownCode(view.baseline.file)}, ${mdCell(view.baseline.description)}`, '');
