@@ -122,6 +122,15 @@ describe('loadScenarioPaths', () => {
       await expect(loadScenarioPaths([tmp])).rejects.toThrow(`${invalid}: ctxbench: `);
     });
 
+    // Regression: valid YAML of another tool with custom tags (an mkdocs.yml) failed the walk as "not valid YAML".
+    it('skips a YAML file with custom tags that is no scenario; a scenario with one is still refused', async () => {
+      await copyFile(BUNDLED, await put('ok.json', ''));
+      const mkdocs = await put('mkdocs.yml', 'site_name: x\nmarkdown_extensions:\n  - pymdownx.emoji:\n      emoji_index: !!python/name:material.extensions.emoji.twemoji\n');
+      expect((await loadScenarioPaths([tmp])).skipped).toEqual([mkdocs]);
+      const tagged = await put('tagged.yaml', 'ctxbench: 1\nid: !!js/function x\n');
+      await expect(loadScenarioPaths([tmp])).rejects.toThrow(`${tagged}: not valid YAML: tag: `);
+    });
+
     it('fails on a file of several runs with one broken (regression: skipped as of no known format, exit 0)', async () => {
       const lines = (await readFile(OUTPUT_JSONL, 'utf8')).trimEnd();
       const output = await put('output.jsonl', `${lines}\n{"instance_id":"crashed__x-1","history":[],"error":"container failed"}\n`);

@@ -10,7 +10,7 @@ import { IMPORTERS, findImporter } from './importers/index.js';
 import type { CallJoiner, Importer } from './importers/types.js';
 import type { ScenarioFile } from './schema.js';
 import { parseScenario, type Scenario } from './scenario.js';
-import { parseYamlData } from './yaml.js';
+import { parseYamlData, taggedYamlData } from './yaml.js';
 
 /**
  * Reads a JSON, JSONL (a list of its non-empty lines) or YAML file; a syntax error names the file and,
@@ -161,7 +161,14 @@ export async function readFound(found: readonly FoundFile[], onRead?: (done: num
       continue;
     }
     const error = await failure(async () => {
-      const raw = await readStructured(file);
+      const raw = await readStructured(file).catch(async (error: unknown) => {
+        if (!named && (await isOtherTaggedYaml(file))) return OTHER_YAML;
+        throw error;
+      });
+      if (raw === OTHER_YAML) {
+        units.push({ kind: 'skipped', file });
+        return;
+      }
       const importer = isNativeScenario(raw) ? undefined : findImporter(raw, file);
       if (!importer?.calls) {
         const all = await importData(raw, file);
@@ -184,6 +191,19 @@ export async function readFound(found: readonly FoundFile[], onRead?: (done: num
   }
   if (found.length > 0) onRead?.(found.length, found.length);
   return Promise.all(units.map(async (unit) => ('joiner' in unit ? joinedRun(unit) : unit)));
+}
+
+/** What readFound reads a folder's YAML file with custom tags that is no ctxbench scenario as: of no known format. */
+const OTHER_YAML = Symbol('other YAML');
+
+/**
+ * True for a YAML file that parses but uses custom tags and is no ctxbench scenario (an mkdocs.yml):
+ * not broken, just another tool's file. A scenario with custom tags is still refused.
+ */
+async function isOtherTaggedYaml(file: string): Promise<boolean> {
+  if (!/\.ya?ml$/i.test(file)) return false;
+  const data = taggedYamlData(withoutByteOrderMark(await readFile(file, 'utf8').catch(() => '')));
+  return data !== undefined && !isNativeScenario(data);
 }
 
 /** The scenarios of a group of call files, or the error that fails the group. */

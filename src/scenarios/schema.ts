@@ -68,11 +68,14 @@ export const probeSchema = z
   })
   .strict();
 
+/** The longest scenario id: it names runs and, on import to a folder, a file. */
+export const MAX_ID_LENGTH = 200;
+
 export const scenarioFileSchema = z
   .object({
     ctxbench: z.literal(1),
     // It names runs and, on import to a folder, a file: a plain name a file system takes.
-    id: z.string().max(200, 'at most 200 characters').regex(/^[A-Za-z0-9._:@+-]+$/, 'letters, digits and . _ : @ + - only'),
+    id: z.string().max(MAX_ID_LENGTH, `at most ${MAX_ID_LENGTH} characters`).regex(/^[A-Za-z0-9._:@+-]+$/, 'letters, digits and . _ : @ + - only'),
     title: z.string().optional(),
     description: z.string().optional(),
     source: z

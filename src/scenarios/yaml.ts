@@ -13,6 +13,16 @@ export const MAX_YAML_ALIASES = 1000;
 /** The first line of a parser message ("... at line 3, column 4:" is followed by a drawing of the spot). */
 const firstLine = (message: string): string => message.split('\n')[0]!.replace(/:$/, '');
 
+/**
+ * The data of a YAML document that parses but uses custom tags (an mkdocs.yml's `!!python/name:`), the
+ * tagged values read as plain ones; undefined for any other text. A folder walk tells such a file
+ * (skipped when it is no ctxbench scenario) from a broken one.
+ */
+export function taggedYamlData(text: string): unknown {
+  const doc = parseDocument(text, { logLevel: 'silent' });
+  return doc.errors.length === 0 && doc.warnings.some((w) => w.code === 'TAG_RESOLVE_FAILED') ? doc.toJS() : undefined;
+}
+
 /** Parses `text` as a YAML data document; throws an Error whose message is one line saying what is wrong and where. */
 export function parseYamlData(text: string): unknown {
   const doc = parseDocument(text, { logLevel: 'silent' });

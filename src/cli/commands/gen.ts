@@ -14,7 +14,8 @@ import { syntheticId } from '../../scenarios/generate/naming.js';
 import { GENERATE_DEFAULTS, checkOption, type BashStyle, type GenerateOptions, type NumericOption } from '../../scenarios/generate/options.js';
 import { SYNTHETIC_SUITE } from '../../scenarios/generate/suite.js';
 import { parseScenario } from '../../scenarios/scenario.js';
-import { SCENARIO_FILE, type ScenarioFile } from '../../scenarios/schema.js';
+import { MAX_ID_LENGTH, SCENARIO_FILE, type ScenarioFile } from '../../scenarios/schema.js';
+import { printable } from '../printable.js';
 import { parseGenCount, parseTokenCount } from '../options.js';
 
 export interface GenOptions {
@@ -55,14 +56,20 @@ function parseOptions(opts: GenOptions): GenerateOptions {
     parallelShare: num('--parallel', opts.parallel, 'parallelShare'),
     followUpShare: num('--follow-ups', opts.followUps, 'followUpShare'),
     model: opts.model,
-    contextWindow: opts.window === undefined ? undefined : parseTokenCount('--window', opts.window),
+    contextWindow: opts.window === undefined ? undefined : checkOption('contextWindow', parseTokenCount('--window', opts.window), '--window', opts.window),
     bashStyle: bashStyle as BashStyle | undefined,
   };
   if (options.model !== undefined && options.model.trim() === '') throw new CtxbenchError('OPTION_INVALID', '--model: expected a model name');
+
   const median = options.outputTokens ?? GENERATE_DEFAULTS.outputTokens;
   const max = options.maxOutputTokens ?? GENERATE_DEFAULTS.maxOutputTokens;
   if (median > max) {
     throw new CtxbenchError('OPTION_INVALID', `--output-tokens ${median}: above --max-output-tokens ${max}${options.maxOutputTokens === undefined ? ' (the default; raise it)' : ''}`);
+  }
+  // The model is spelled out in the scenario id, which names the file: only that flag can make it too long.
+  const length = syntheticId(options).length;
+  if (options.model !== undefined && length > MAX_ID_LENGTH) {
+    throw new CtxbenchError('OPTION_INVALID', `--model ${printable(options.model.slice(0, 40))}...: too long, the scenario id it is part of would have ${length} characters (at most ${MAX_ID_LENGTH})`);
   }
   return Object.fromEntries(Object.entries(options).filter(([, v]) => v !== undefined)) as GenerateOptions;
 }

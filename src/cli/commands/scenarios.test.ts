@@ -45,6 +45,16 @@ describe('bench scenarios', () => {
     expect(await readFile(input, 'utf8')).toBe(before);
   });
 
+  // Regression: it said "detected format <the first one's>" for a folder of several.
+  it('import names every format a folder held, with its count', async () => {
+    await put('in/chat.json');
+    await put('in/synthetic.json', SYNTHETIC);
+    await put('in/more/chat2.json');
+    const { stderr, error } = await run(() => importCommand(path.join(tmp, 'in'), { output: path.join(tmp, 'all.jsonl') }));
+    expect(error).toBeUndefined();
+    expect(stderr).toContain(`${path.join(tmp, 'in')}: detected formats openai-chat (2), ctxbench (1); 3 scenario(s), `);
+  });
+
   // Regression: the second was written over the first, exit 0.
   describe('two scenarios with one id', () => {
     it('import refuses them before writing anything: one file in two folders, two names safeId makes one', async () => {

@@ -135,7 +135,10 @@ export async function importCommand(file: string, options: ImportOptions): Promi
   const spec = (output: string): OutputSpec => ({ label: `-o ${output}`, kind: SCENARIO_FILE, inputs: inputs.map((input) => ({ label: `the input ${input}`, file: input })) });
   for (const w of written) await checkOutput(w.file, spec(w.file));
   const steps = all.reduce((n, { scenario }) => n + turns(scenario).length, 0);
-  process.stderr.write(`${file}: detected format ${all[0]!.format}; ${all.length} scenario(s), ${steps} steps\n`);
+  // A folder may hold several formats: each is named, with its count when there are several.
+  const formats = [...new Set(all.map((f) => f.format))];
+  const detected = formats.length === 1 ? `format ${formats[0]}` : `formats ${formats.map((f) => `${f} (${all.filter((i) => i.format === f).length})`).join(', ')}`;
+  process.stderr.write(`${file}: detected ${detected}; ${all.length} scenario(s), ${steps} steps\n`);
   if (out === undefined) process.stdout.write(toText(all[0]!.data, false));
   for (const w of written) {
     await writeOutput(w.file, w.text, spec(w.file));

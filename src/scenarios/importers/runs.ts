@@ -2,11 +2,8 @@
 import { createHash } from 'node:crypto';
 import path from 'node:path';
 import { scenarioInvalid } from '../../core/errors.js';
-import type { ScenarioFile } from '../schema.js';
+import { MAX_ID_LENGTH, type ScenarioFile } from '../schema.js';
 import type { Importer } from './types.js';
-
-/** The longest id the schema takes (schema.ts). */
-const MAX_ID = 200;
 
 /**
  * `text` as a scenario id: every run of characters an id cannot hold (see schema.ts) becomes one '-',
@@ -15,9 +12,9 @@ const MAX_ID = 200;
  */
 export function safeId(text: string): string {
   const id = text.replace(/[^A-Za-z0-9._:@+-]+/g, '-') || 'scenario';
-  if (id.length <= MAX_ID) return id;
+  if (id.length <= MAX_ID_LENGTH) return id;
   const digest = createHash('sha256').update(text, 'utf8').digest('hex').slice(0, 16);
-  return `${id.slice(0, MAX_ID - digest.length - 1)}-${digest}`;
+  return `${id.slice(0, MAX_ID_LENGTH - digest.length - 1)}-${digest}`;
 }
 
 /** The file's name without `extension` (or without its last extension), as an id: "gpt-4o-airline.json" -> "gpt-4o-airline". */
