@@ -69,7 +69,8 @@ function batchFacts(batches: readonly BatchInfo[], fallbackVersion: string): Fac
 function calibrationFact(runs: readonly RunResult[], calibration: readonly CalibrationRecord[]): string {
   if (runs.length === 0) return '—';
   if (runs.every((r) => r.config.calibrationFactor === undefined)) return 'none (local tokenizer counts as they are)';
-  if (calibration.length > 0) return calibration.map(calibrationText).join('; ');
+  // With --batch all, batches that fitted the same calibration list it once.
+  if (calibration.length > 0) return distinct(calibration.map(calibrationText)).join('; ');
   return distinct(runs.map((r) => r.config.model))
     .map((model) => {
       const own = runs.filter((r) => r.config.model === model);
@@ -93,10 +94,12 @@ const shown = (model: CalibrationModel): string => calibrationModelText(model).r
 
 /** A warning per calibration whose counts are off by more than 5%: the page shows it above everything else. */
 export function calibrationNotes(calibration: readonly CalibrationRecord[]): string[] {
-  return calibration.flatMap((c) => {
-    const warning = calibrationWarning(c);
-    return warning ? [`Warning: ${warning}: the token counts of its scenarios, and the thresholds they cross, are that uncertain.`] : [];
-  });
+  return distinct(
+    calibration.flatMap((c) => {
+      const warning = calibrationWarning(c);
+      return warning ? [`Warning: ${warning}: the token counts of its scenarios, and the thresholds they cross, are that uncertain.`] : [];
+    }),
+  );
 }
 
 /** Whose list prices the costs use, with the rates; which are local ($0); or that a cost is unknown. */

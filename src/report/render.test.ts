@@ -86,6 +86,10 @@ describe('renderReport', () => {
     expect(page).toContain(warning);
     expect(page.indexOf(warning)).toBeLessThan(page.indexOf('Mock LLM'));
     expect(renderReport(sampleRuns(), { ...meta, calibration: [{ ...calibration[0]!, outOfSample: { meanAbsPctError: 4.9, meanPctError: 1 } }] })).not.toContain('Warning: the token calibration');
+    // Two batches (--batch all) that fitted the same calibrations list each once, and warn once.
+    const twice = renderReport(sampleRuns(), { ...meta, calibration: [...calibration, ...calibration.map((c) => ({ ...c, batchId: 'b2' }))] });
+    expect(twice).toContain('<dt>Token calibration</dt><dd>gpt-4o ×1.160 (fitted on 40 requests of 4 scenarios; 7.3% off out of sample); claude-3-5-sonnet ×1.233 + 519 tokens per request (built in)</dd>');
+    expect(twice.split(warning)).toHaveLength(2);
   });
 
   it('names the batch: when, the command, the ctxbench version and commit', () => {
