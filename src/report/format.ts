@@ -6,6 +6,9 @@ import type { RunResult, RunStatus } from '../core/run-records.js';
 
 const int = new Intl.NumberFormat('en-US', { maximumFractionDigits: 0 });
 export const fmtInt = (n: number): string => int.format(n);
+
+/** "1 restart", "3 restarts": a count with its noun. */
+export const fmtCount = (n: number, noun: string): string => `${fmtInt(n)} ${noun}${n === 1 ? '' : 's'}`;
 export const fmtPct = (fraction: number): string => `${(fraction * 100).toFixed(1)}%`;
 export const usd = (n: number): string => `$${n.toFixed(2)}`;
 /** Small amounts keep two significant digits, so a cheap run doesn't read as free. */

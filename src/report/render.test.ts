@@ -220,7 +220,8 @@ describe('renderReport', () => {
     expect(matrix).toContain('4 / 7 steps');
     expect(matrix.match(/class="cell completed"/g)).toHaveLength(5);
     expect(matrix).toContain('peak 87.5% · 0 restarts');
-    expect(matrix).toContain('1 restarts');
+    expect(matrix).toContain('· 1 restart</div>'); // singular, as the matrix's size: 2 scenarios × 3 configurations
+    expect(renderReport(sampleRuns().slice(0, 1), meta)).toContain('<summary>1 scenario × 1 configuration</summary>');
   });
 
   it('shows probes passed and reference recall per run, and presets with their strategy', () => {

@@ -9,7 +9,7 @@ import type { BatchInfo, CalibrationRecord, RunResult } from '../core/run-record
 import { baselineDiff, candidateRuns, type BaselineDiff, type BaselineSource } from './baseline-diff.js';
 import { columnsOf, runsByColumn, scenarioGroupsOf, type Column } from './columns.js';
 import { chartOf, type ChartData } from './curves.js';
-import { distinct, fmtInt, fmtPct, statusText } from './format.js';
+import { distinct, fmtCount, fmtInt, fmtPct, statusText } from './format.js';
 import { facts, reportNotes, utcMinute, type Fact } from './header.js';
 import { paretoOf, SUCCESS_DEFINITION, type Pareto } from './pareto.js';
 import { probeCell, recallCell, summaryTable, type SummaryTable } from './summary-table.js';
@@ -62,7 +62,7 @@ export interface ReportView {
   readonly groupTabs: boolean;
   readonly pareto: Pareto & { readonly definition: string };
   readonly sweeps: SweepPlot[];
-  readonly matrix: { columns: Column[]; rows: MatrixRow[] };
+  readonly matrix: { columns: Column[]; rows: MatrixRow[]; size: string };
   readonly charts: ChartView[];
   /** What the scenario filter offers: scenario groups and recorded outcomes, when there are several. */
   readonly filter: { groups: string[]; outcomes: string[] };
@@ -177,7 +177,7 @@ export function buildView(runs: readonly RunResult[], meta: ReportMeta): ReportV
     groupTabs: summaries.length > 1,
     pareto: { ...pareto, definition: SUCCESS_DEFINITION },
     sweeps,
-    matrix: { columns: distinctColumns, rows: matrixRows },
+    matrix: { columns: distinctColumns, rows: matrixRows, size: `${fmtCount(matrixRows.length, 'scenario')} × ${fmtCount(distinctColumns.length, 'configuration')}` },
     charts: charts.map(({ domId, scenarioId, title }) => ({ ...facets.get(scenarioId)!, domId, scenarioId, title, showId: title !== scenarioId })),
     filter: { groups: several([...facets.values()].map((f) => f.group)), outcomes: several([...facets.values()].map((f) => f.outcome)) },
     collapsed: scenarios.length > COLLAPSE_OVER,
@@ -255,7 +255,7 @@ function cellRun(run: RunResult, index: number): CellRun {
     steps: `${fmtInt(summary.steps)} / ${fmtInt(summary.totalSteps)}`,
     inputTokens: fmtInt(summary.inputTokens),
     peakPct: fmtPct(summary.peakContextPct),
-    restarts: fmtInt(summary.restarts),
+    restarts: fmtCount(summary.restarts, 'restart'),
     rereads: summary.recovery ? `${fmtInt(summary.recovery.rereads)} re-reads, ${fmtInt(summary.recovery.rereadInputTokens)} tokens` : '',
     success: [aggregate.probes.total ? `probes ${probes.text} (${probes.detail})` : '', recall.value === null ? '' : `ref recall ${recall.text}${coverage(run)}`]
       .filter((part) => part !== '')
