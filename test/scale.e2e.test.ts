@@ -194,7 +194,7 @@ describe('bench run --resume', () => {
     expect(fresh.code, fresh.stderr).toBe(0);
     expect(fresh.stderr).toMatch(/^bench: --resume: no batch of this matrix in fresh\.duckdb; starting batch \S+$/m);
     const other = bench(['run', ...MATRIX, '--db', 'errored.duckdb', '--batch-id', 'b-err', '--resume', '--window', '32k'], cwd);
-    expectOneLineError(other, /^bench: --resume: batch b-err in errored\.duckdb ran another matrix \(scenarios, strategies, parameters or settings differ\)/m);
+    expectOneLineError(other, /^bench: --resume: batch b-err in errored\.duckdb ran another matrix \(scenarios, strategies, parameters, settings or the build of ctxbench differ\)/m);
   });
 });
 

@@ -134,13 +134,16 @@ describe('convert', () => {
       ]);
     });
 
-    it('reads function tool calls and skips custom ones (no JSON arguments)', () => {
+    it("reads function tool calls, and a custom tool's with its free-text input as the arguments", () => {
       expect(
         fromOpenAiToolCalls([
           { id: 'c1', type: 'function', function: { name: 'bash', arguments: '{"command":"ls"}' } },
           { id: 'c2', type: 'custom', custom: { name: 'free', input: 'text' } },
         ]),
-      ).toEqual([{ id: 'c1', name: 'bash', arguments: '{"command":"ls"}' }]);
+      ).toEqual([
+        { id: 'c1', name: 'bash', arguments: '{"command":"ls"}' },
+        { id: 'c2', name: 'free', arguments: 'text' },
+      ]);
       expect(fromOpenAiToolCalls(null)).toEqual([]);
     });
   });

@@ -26,6 +26,14 @@ describe('scenarioGroupsOf', () => {
     // With a scenario from elsewhere (another disk, the working folder): each the folder it came from.
     expect(groupsOf([['s-3', '/work/scenarios/synthetic/s-3.json'], ['h', '/tmp/run-x/hostile.json']])).toEqual(['synthetic', 'run-x']);
     expect(groupsOf([['s-3', 'scenarios/synthetic/s-3.json'], ['h', 'hostile.json']])).toEqual(['synthetic', '.']);
+    // The suite and a file that share only /tmp (a clone there): the folders' own names, not /tmp's children.
+    expect(
+      groupsOf([
+        ['a-1', '/tmp/ci/repo/scenarios/mini-swe-agent-gemini3pro/a-1.json'],
+        ['s-3', '/tmp/ci/repo/scenarios/synthetic/s-3.json'],
+        ['h', '/tmp/ctxbench-report-x/hostile.json'],
+      ]),
+    ).toEqual(['mini-swe-agent-gemini3pro', 'synthetic', 'ctxbench-report-x']);
   });
 
   it('groups a dataset of one folder per task by dataset, not by task', () => {
