@@ -10,6 +10,7 @@ import { calibrationError, calibrationModelText, calibrationWarning, type Calibr
 import type { ParamValue, Params } from '../core/params.js';
 import { replayText } from '../gate/configuration.js';
 import { strategyName } from './columns.js';
+import { runLabel } from '../core/run-names.js';
 import { distinct, fmtInt, sum, usd } from './format.js';
 
 export interface Fact {
@@ -143,9 +144,22 @@ function usageFact(runs: readonly RunResult[]): Fact[] {
 
 const share = (part: number, whole: number): string => (part === whole ? '' : ` (${fmtInt(part)} of ${fmtInt(whole)} runs)`);
 
-/** What the report says above everything else: the calibration warnings, then the backends' and the replay's assumptions. */
+/**
+ * What the report says above everything else: the runs that ended in an error (their numbers are no
+ * result), the calibration warnings, then the backends' and the replay's assumptions.
+ */
 export function reportNotes(runs: readonly RunResult[], calibration: readonly CalibrationRecord[]): string[] {
-  return [...calibrationNotes(calibration), ...backendNotes(runs), ...replayNotes(runs)];
+  return [...errorNotes(runs), ...calibrationNotes(calibration), ...backendNotes(runs), ...replayNotes(runs)];
+}
+
+/** "Warning: 3 of 24 runs ended with an error ...": a configuration whose runs all errored shows only as "Other" in the tables. */
+export function errorNotes(runs: readonly RunResult[]): string[] {
+  const failed = runs.filter((r) => r.summary.status === 'error');
+  if (failed.length === 0) return [];
+  const first = failed[0]!;
+  return [
+    `Warning: ${fmtInt(failed.length)} of ${fmtInt(runs.length)} runs ended with an error, so their numbers are no result (the first: ${runLabel(first.config.strategy, first.config.variant)} on ${first.config.scenarioId}: ${first.summary.failure ?? 'no reason recorded'}); bench run --resume runs them again.`,
+  ];
 }
 
 /** What a reactive replay adds to the teacher forcing every note assumes, when some runs were reactive. */

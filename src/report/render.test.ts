@@ -75,6 +75,15 @@ describe('renderReport', () => {
     expect(html).toContain('<dt>Token count error</dt><dd>4.0% mean absolute vs recorded provider usage (calibrated raw replay, 6 steps)</dd>');
   });
 
+  it('says first when runs ended with an error: a configuration whose runs all errored is otherwise only "Other" in the tables', () => {
+    const runs = sampleRuns().map((r, i) => (i === 1 ? { ...r, summary: { ...r.summary, status: 'error' as const, failure: 'strategy masking, beforeRequest at step 2: threw: boom' } } : r));
+    const page = renderReport(runs, meta);
+    const warning = `Warning: 1 of 6 runs ended with an error, so their numbers are no result (the first: ${runs[1]!.config.strategy} on ${runs[1]!.config.scenarioId}: strategy masking, beforeRequest at step 2: threw: boom); bench run --resume runs them again.`;
+    expect(page).toContain(`<p class="note" role="note">${warning}</p>`);
+    expect(page.indexOf(warning)).toBeLessThan(page.indexOf('Mock LLM'));
+    expect(renderReport(sampleRuns(), meta)).not.toContain('ended with an error');
+  });
+
   it("shows each calibration the batch stored, where it came from and its error, and a warning first when it is off by more than 5%", () => {
     const calibration = [
       { batchId: 'b1', model: 'gpt-4o', encoding: 'o200k_base', factor: 1.16, overhead: 0, source: 'fitted' as const, samples: 40, scenarios: 4, before: { meanAbsPctError: 14, meanPctError: -14 }, after: { meanAbsPctError: 2.2, meanPctError: 0.1 }, outOfSample: { meanAbsPctError: 7.26, meanPctError: 1 } },
