@@ -22,10 +22,10 @@ const calibration: CalibrationRecord = {
 };
 
 /** A results file holding `runs` of batch matrix-1 (as a shard writes it), under `name`. */
-async function shardFile(name: string, shardRuns: readonly RunResult[], command = `bench run --shard ${name}`): Promise<string> {
+async function shardFile(name: string, shardRuns: readonly RunResult[], command = `bench run --shard ${name}`, batchId = 'matrix-1'): Promise<string> {
   const file = join(dir, name);
   const store = await ResultStore.open(file);
-  await store.saveBatch({ batchId: 'matrix-1', createdAt: new Date('2025-05-01T10:00:00Z'), command, version: '0.1.0', fingerprint: 'fp' });
+  await store.saveBatch({ batchId, createdAt: new Date('2025-05-01T10:00:00Z'), command, version: '0.1.0', fingerprint: 'fp' });
   await store.saveCalibration([calibration]);
   for (const run of shardRuns) await store.saveRun(run);
   await store.close();
@@ -52,7 +52,7 @@ describe('mergeDatabases', () => {
     const a = await shardFile('a.duckdb', runs.slice(0, 1));
     const b = await shardFile('b.duckdb', runs.slice(1));
     const output = join(dir, 'out', 'all.duckdb');
-    expect(await mergeDatabases([a, b], output)).toEqual({ sources: [a, b], batches: 1, runs: runs.length });
+    expect(await mergeDatabases([a, b], output)).toEqual({ sources: [a, b], batches: 1, runs: runs.length, shardBatches: ['matrix-1'] });
     const merged = await read(output, (store) => store.loadRuns());
     const byId = (x: RunResult, y: RunResult): number => x.runId.localeCompare(y.runId);
     expect([...merged].sort(byId)).toEqual([...runs].sort(byId));
@@ -60,6 +60,12 @@ describe('mergeDatabases', () => {
       store.use('count', async (c) => (await c.runAndReadAll('SELECT (SELECT count(*) FROM batches), (SELECT count(*) FROM calibration), (SELECT command FROM batches)')).getRowsJS()),
     );
     expect(tables).toEqual([[1n, 1n, 'bench run --shard a.duckdb']]);
+  });
+
+  it('names the shard batches it holds: shards of another matrix or another build do not join', async () => {
+    const a = await shardFile('m1.duckdb', runs.slice(0, 1));
+    const b = await shardFile('m2.duckdb', runs.slice(1), 'bench run --shard 2/2', 'matrix-2');
+    expect((await mergeDatabases([a, b], join(dir, 'two', 'all.duckdb'))).shardBatches).toEqual(['matrix-1', 'matrix-2']);
   });
 
   it('adds to an existing output, keeping its runs', async () => {

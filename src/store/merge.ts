@@ -23,6 +23,11 @@ export interface MergeResult {
   readonly sources: readonly string[];
   readonly batches: number;
   readonly runs: number;
+  /**
+   * The merged file's shard batches (ids derived from a matrix's fingerprint): shards of one matrix,
+   * run with the same flags by the same build of ctxbench, share one; more means they did not.
+   */
+  readonly shardBatches: readonly string[];
 }
 
 /** Tables holding runs' rows: copied whole, since run ids are unique across the sources. */
@@ -33,7 +38,7 @@ export async function mergeDatabases(inputs: readonly string[], output: string):
   const target = resolve(output);
   const label = `-o ${output}`;
   await createFolders(dirname(target), label);
-  let counts = { batches: 0, runs: 0 };
+  let counts: Omit<MergeResult, 'sources'> = { batches: 0, runs: 0, shardBatches: [] };
   await replaceAtomically(
     target,
     label,
@@ -65,7 +70,7 @@ function mergeSources(inputs: readonly string[], output: string): string[] {
   return [...seen.values()];
 }
 
-async function copySources(connection: DuckDBConnection, sources: readonly string[]): Promise<{ batches: number; runs: number }> {
+async function copySources(connection: DuckDBConnection, sources: readonly string[]): Promise<Omit<MergeResult, 'sources'>> {
   const aliases = sources.map((_, i) => `source${i}`);
   for (const [i, file] of sources.entries()) {
     try {
@@ -86,7 +91,8 @@ async function copySources(connection: DuckDBConnection, sources: readonly strin
   }
   const count = async (table: TableDef): Promise<number> => Number((await connection.runAndReadAll(`SELECT count(*) FROM ${table.name}`)).getRows()[0]![0]);
   await connection.run('CHECKPOINT');
-  return { batches: await count(BATCHES), runs: await count(RUNS) };
+  const shards = await connection.runAndReadAll(`SELECT batch_id FROM ${BATCHES.name} WHERE batch_id LIKE 'matrix-%' ORDER BY created_at, batch_id`);
+  return { batches: await count(BATCHES), runs: await count(RUNS), shardBatches: shards.getRows().map((row) => String(row[0])) };
 }
 
 const columnList = (table: TableDef): string => Object.keys(table.columns).join(', ');
