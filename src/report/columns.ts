@@ -138,17 +138,18 @@ function commonFolder(folders: readonly string[]): string {
  * The page's scenario groups, one per dataset or agent: the folder a scenario came from (above its
  * own folder, when it has one), or, when every such folder lies below one dataset root
  * (`--scenario trajectories/`), the folder just below that root, so `<agent>/trajs/<id>/<id>.traj.json`
- * groups by agent, not by task. The root is taken for a dataset's only when it tells the groups
- * apart as well as the folders' own names do: scenarios from unrelated places (the bundled suite and
- * a file in /tmp) share only a folder such as /tmp, whose children name no dataset. The bundled
- * suite: one per agent, and synthetic.
+ * groups by agent, not by task. A folder at the top of the file system (/tmp, /home) is no dataset
+ * root: scenarios from unrelated places (the bundled suite cloned under /tmp, a file in /tmp) share
+ * only it, and its children name no dataset. The bundled suite: one per agent, and synthetic.
  */
 export function scenarioGroupsOf(runs: readonly RunResult[]): (run: RunResult) => string {
   const folders = new Map(runs.map((r) => [r, datasetFolder(r)]));
   const all = distinct([...folders.values()]);
   const root = commonFolder(all);
-  const own = (folder: string): string => basename(folder) || '.';
-  const belowRoot = (folder: string): string => relative(root, folder).split('/')[0] || own(folder);
-  const byRoot = root !== '' && root !== '.' && !all.includes(root) && distinct(all.map(belowRoot)).length >= distinct(all.map(own)).length;
-  return (run) => (byRoot ? belowRoot : own)(folders.get(run)!);
+  const topLevel = /^\/[^/]*$/.test(root);
+  const byRoot = root !== '' && root !== '.' && !topLevel && !all.includes(root);
+  return (run) => {
+    const folder = folders.get(run)!;
+    return (byRoot ? relative(root, folder).split('/')[0] : basename(folder)) || '.';
+  };
 }
