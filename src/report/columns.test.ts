@@ -36,7 +36,7 @@ describe('scenarioGroupsOf', () => {
     ).toEqual(['mini-swe-agent-gemini3pro', 'synthetic', 'ctxbench-report-x']);
   });
 
-  it('groups a dataset of one folder per task by dataset, not by task', () => {
+  it('groups a dataset of one folder per task by the folder its tasks are in, not by task; two such folders of one name by their parents', () => {
     const root = '/data/trajectories';
     expect(
       groupsOf([
@@ -44,13 +44,13 @@ describe('scenarioGroupsOf', () => {
         ['django-2', `${root}/mini-swe-agent/trajs/django-2/django-2.traj.json`],
         ['astropy-3', `${root}/openhands/llm_completions/astropy-3/litellm_proxy__claude-1733339462.43.json`],
         ['astropy-4', `${root}/openhands/llm_completions/astropy-4/litellm_proxy__claude-1733343863.36.json`],
-        ['pony-5', `${root}/openhands-events/evaluation/examples/output.jsonl#0`],
-        ['marsh-6', `${root}/swe-agent/trajectories/demonstrations/replay__marsh-6__fc/marsh-6.traj`],
+        ['flask-5', `${root}/mini-swe-agent-2/trajs/flask-5/flask-5.traj.json`],
         ['airline@0', `${root}/tau-bench/historical_trajectories/gpt-4o-airline.json#0`],
       ]),
-    ).toEqual(['mini-swe-agent', 'mini-swe-agent', 'openhands', 'openhands', 'openhands-events', 'swe-agent', 'tau-bench']);
-    // One dataset alone: one group, the folder its task folders are in.
+    ).toEqual(['mini-swe-agent/trajs', 'mini-swe-agent/trajs', 'llm_completions', 'llm_completions', 'mini-swe-agent-2/trajs', 'historical_trajectories']);
     expect(groupsOf([['d-1', 'trajs/d-1/d-1.traj.json'], ['d-2', 'trajs/d-2/d-2.traj.json']])).toEqual(['trajs', 'trajs']);
+    // The suite and a folder of logs under one home folder: never merged into the home folder's children.
+    expect(groupsOf([['s-3', '/home/u/ctxbench/scenarios/synthetic/s-3.json'], ['x', '/home/u/logs/extra/x.json']])).toEqual(['synthetic', 'extra']);
   });
 });
 

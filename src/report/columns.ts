@@ -2,7 +2,7 @@
  * How the report groups runs: into run configurations (a strategy, told apart by whatever else varies
  * between its runs: one matrix column, one chart series, one Pareto point) and into scenario groups.
  */
-import { basename, dirname, relative } from 'node:path';
+import { basename, dirname } from 'node:path';
 import type { RunResult } from '../core/run-records.js';
 import type { Params } from '../core/params.js';
 import { distinct, fmtInt } from './format.js';
@@ -126,30 +126,21 @@ function datasetFolder(run: RunResult): string {
   return basename(folder) === run.config.scenarioId ? dirname(folder) : folder;
 }
 
-/** The folder every one of `folders` is in or below ("" when they share none, or only "/"). */
-function commonFolder(folders: readonly string[]): string {
-  const parts = folders.map((f) => f.split('/'));
-  const common = parts[0] ?? [];
-  const length = common.findIndex((part, i) => parts.some((p) => p[i] !== part));
-  return common.slice(0, length === -1 ? common.length : length).join('/');
-}
-
 /**
- * The page's scenario groups, one per dataset or agent: the folder a scenario came from (above its
- * own folder, when it has one), or, when every such folder lies below one dataset root
- * (`--scenario trajectories/`), the folder just below that root, so `<agent>/trajs/<id>/<id>.traj.json`
- * groups by agent, not by task. A folder at the top of the file system (/tmp, /home) is no dataset
- * root: scenarios from unrelated places (the bundled suite cloned under /tmp, a file in /tmp) share
- * only it, and its children name no dataset. The bundled suite: one per agent, and synthetic.
+ * The page's scenario groups, one per dataset or agent: the folder a scenario came from, above its
+ * own folder when it has one (a dataset of one folder per task: `trajs/<id>/<id>.traj.json`), with
+ * its parent's name too when another group's folder has the same name (`a/trajs`, `b/trajs`). What
+ * the user passed as a dataset's root is not recorded, and guessing it from the folders the runs share
+ * merged unrelated ones (the bundled suite and a folder of logs, both under one home folder). The
+ * bundled suite: one per agent, and synthetic.
  */
 export function scenarioGroupsOf(runs: readonly RunResult[]): (run: RunResult) => string {
   const folders = new Map(runs.map((r) => [r, datasetFolder(r)]));
-  const all = distinct([...folders.values()]);
-  const root = commonFolder(all);
-  const topLevel = /^\/[^/]*$/.test(root);
-  const byRoot = root !== '' && root !== '.' && !topLevel && !all.includes(root);
+  const named = new Map<string, Set<string>>();
+  for (const folder of new Set(folders.values())) named.set(basename(folder), (named.get(basename(folder)) ?? new Set()).add(folder));
   return (run) => {
     const folder = folders.get(run)!;
-    return (byRoot ? relative(root, folder).split('/')[0] : basename(folder)) || '.';
+    const name = basename(folder) || '.';
+    return named.get(basename(folder))!.size > 1 ? `${basename(dirname(folder)) || '.'}/${name}` : name;
   };
 }
