@@ -22,10 +22,10 @@ const calibration: CalibrationRecord = {
 };
 
 /** A results file holding `runs` of batch matrix-1 (as a shard writes it), under `name`. */
-async function shardFile(name: string, shardRuns: readonly RunResult[], command = `bench run --shard ${name}`, batchId = 'matrix-1'): Promise<string> {
+async function shardFile(name: string, shardRuns: readonly RunResult[], command = `bench run --shard ${name}`, batchId = 'matrix-1', fingerprint = 'fp'): Promise<string> {
   const file = join(dir, name);
   const store = await ResultStore.open(file);
-  await store.saveBatch({ batchId, createdAt: new Date('2025-05-01T10:00:00Z'), command, version: '0.1.0', fingerprint: 'fp' });
+  await store.saveBatch({ batchId, createdAt: new Date('2025-05-01T10:00:00Z'), command, version: '0.1.0', fingerprint });
   await store.saveCalibration([calibration]);
   for (const run of shardRuns) await store.saveRun(run);
   await store.close();
@@ -52,7 +52,7 @@ describe('mergeDatabases', () => {
     const a = await shardFile('a.duckdb', runs.slice(0, 1));
     const b = await shardFile('b.duckdb', runs.slice(1));
     const output = join(dir, 'out', 'all.duckdb');
-    expect(await mergeDatabases([a, b], output)).toEqual({ sources: [a, b], batches: 1, runs: runs.length, shardBatches: ['matrix-1'] });
+    expect(await mergeDatabases([a, b], output)).toEqual({ sources: [a, b], batches: 1, runs: runs.length, disagreements: [] });
     const merged = await read(output, (store) => store.loadRuns());
     const byId = (x: RunResult, y: RunResult): number => x.runId.localeCompare(y.runId);
     expect([...merged].sort(byId)).toEqual([...runs].sort(byId));
@@ -62,10 +62,21 @@ describe('mergeDatabases', () => {
     expect(tables).toEqual([[1n, 1n, 'bench run --shard a.duckdb']]);
   });
 
-  it('names the shard batches it holds: shards of another matrix or another build do not join', async () => {
+  it('says when the inputs disagree: shards of two matrices, or one batch id run as two matrices or builds; not over the output it adds to', async () => {
     const a = await shardFile('m1.duckdb', runs.slice(0, 1));
-    const b = await shardFile('m2.duckdb', runs.slice(1), 'bench run --shard 2/2', 'matrix-2');
-    expect((await mergeDatabases([a, b], join(dir, 'two', 'all.duckdb'))).shardBatches).toEqual(['matrix-1', 'matrix-2']);
+    const b = await shardFile('m2.duckdb', runs.slice(1, 2), 'bench run --shard 2/2', 'matrix-2');
+    expect((await mergeDatabases([a, b], join(dir, 'two', 'all.duckdb'))).disagreements).toEqual([
+      'the shards are of 2 matrices (matrix-1, matrix-2): shards of one matrix share one batch when they run with the same flags and the same build of ctxbench',
+    ]);
+    const c = await shardFile('gh-1.duckdb', runs.slice(0, 1), 'bench run --shard 1/2 --batch-id gh-1', 'gh-1');
+    const d = await shardFile('gh-2.duckdb', runs.slice(1, 2), 'bench run --shard 2/2 --batch-id gh-1', 'gh-1', 'another');
+    expect((await mergeDatabases([c, d], join(dir, 'gh', 'all.duckdb'))).disagreements).toEqual([
+      `batch gh-1 of ${c} and of ${d} ran different matrices or builds of ctxbench (their fingerprints differ): flags, scenarios or code changed between the shards`,
+    ]);
+    // An earlier batch the output holds is its history: shards of one matrix added to it agree.
+    const history = join(dir, 'two', 'all.duckdb');
+    const e = await shardFile('m3.duckdb', runs.slice(2, 3), 'bench run --shard 1/1', 'matrix-3');
+    expect((await mergeDatabases([e], history)).disagreements).toEqual([]);
   });
 
   it('adds to an existing output, keeping its runs', async () => {

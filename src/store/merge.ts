@@ -24,10 +24,12 @@ export interface MergeResult {
   readonly batches: number;
   readonly runs: number;
   /**
-   * The merged file's shard batches (ids derived from a matrix's fingerprint): shards of one matrix,
-   * run with the same flags by the same build of ctxbench, share one; more means they did not.
+   * What the inputs' batches say of how they were run, when they disagree: several shard batches (ids
+   * derived from a matrix's fingerprint: shards of one matrix, run with the same flags by the same build
+   * of ctxbench, share one), or one batch id (`--batch-id`) whose files ran different matrices or
+   * builds (its fingerprint differs). Empty when they agree.
    */
-  readonly shardBatches: readonly string[];
+  readonly disagreements: readonly string[];
 }
 
 /** Tables holding runs' rows: copied whole, since run ids are unique across the sources. */
@@ -36,16 +38,17 @@ const RUN_TABLES: readonly TableDef[] = [RUNS, STEPS, EVENTS, PROBES];
 export async function mergeDatabases(inputs: readonly string[], output: string): Promise<MergeResult> {
   const sources = mergeSources(inputs, output);
   const target = resolve(output);
+  const existed = sources[0] !== undefined && resolve(sources[0]) === target;
   const label = `-o ${output}`;
   await createFolders(dirname(target), label);
-  let counts: Omit<MergeResult, 'sources'> = { batches: 0, runs: 0, shardBatches: [] };
+  let counts: Omit<MergeResult, 'sources'> = { batches: 0, runs: 0, disagreements: [] };
   await replaceAtomically(
     target,
     label,
     async (temp) => {
       const store = await ResultStore.open(temp, { shownAs: { flag: '-o', file: output } });
       try {
-        counts = await store.use(`cannot merge into ${output}`, (connection) => copySources(connection, sources));
+        counts = await store.use(`cannot merge into ${output}`, (connection) => copySources(connection, sources, existed ? 1 : 0));
       } finally {
         await store.close();
       }
@@ -70,7 +73,8 @@ function mergeSources(inputs: readonly string[], output: string): string[] {
   return [...seen.values()];
 }
 
-async function copySources(connection: DuckDBConnection, sources: readonly string[]): Promise<Omit<MergeResult, 'sources'>> {
+/** `kept`: how many of `sources` come first as the existing output (0 or 1), whose batches are history, not this merge's inputs. */
+async function copySources(connection: DuckDBConnection, sources: readonly string[], kept: number): Promise<Omit<MergeResult, 'sources'>> {
   const aliases = sources.map((_, i) => `source${i}`);
   for (const [i, file] of sources.entries()) {
     try {
@@ -82,6 +86,7 @@ async function copySources(connection: DuckDBConnection, sources: readonly strin
     await checkLayout(connection, { file, catalog: aliases[i] });
   }
   await refuseSharedRuns(connection, sources, aliases);
+  const disagreements = await batchDisagreements(connection, aliases.slice(kept), sources.slice(kept));
   for (const alias of aliases) {
     // Shards of one matrix share their batch: its first row stays.
     await connection.run(`${insert(BATCHES, alias)} WHERE batch_id NOT IN (SELECT batch_id FROM ${BATCHES.name})`);
@@ -91,11 +96,28 @@ async function copySources(connection: DuckDBConnection, sources: readonly strin
   }
   const count = async (table: TableDef): Promise<number> => Number((await connection.runAndReadAll(`SELECT count(*) FROM ${table.name}`)).getRows()[0]![0]);
   await connection.run('CHECKPOINT');
-  const shards = await connection.runAndReadAll(`SELECT batch_id FROM ${BATCHES.name} WHERE batch_id LIKE 'matrix-%' ORDER BY created_at, batch_id`);
-  return { batches: await count(BATCHES), runs: await count(RUNS), shardBatches: shards.getRows().map((row) => String(row[0])) };
+  return { batches: await count(BATCHES), runs: await count(RUNS), disagreements };
 }
 
 const columnList = (table: TableDef): string => Object.keys(table.columns).join(', ');
+
+/** What the inputs' batches disagree on (MergeResult.disagreements). */
+async function batchDisagreements(connection: DuckDBConnection, aliases: readonly string[], files: readonly string[]): Promise<string[]> {
+  const rows: { id: string; fingerprint: string | null; file: string }[] = [];
+  for (const [i, alias] of aliases.entries()) {
+    const read = await connection.runAndReadAll(`SELECT batch_id, matrix_fingerprint FROM ${alias}.${BATCHES.name}`);
+    for (const [id, fingerprint] of read.getRows()) rows.push({ id: String(id), fingerprint: fingerprint === null ? null : String(fingerprint), file: files[i]! });
+  }
+  const out: string[] = [];
+  const shards = [...new Set(rows.filter((r) => r.id.startsWith('matrix-')).map((r) => r.id))];
+  if (shards.length > 1) out.push(`the shards are of ${shards.length} matrices (${shards.join(', ')}): shards of one matrix share one batch when they run with the same flags and the same build of ctxbench`);
+  for (const id of new Set(rows.map((r) => r.id))) {
+    const own = rows.filter((r) => r.id === id && r.fingerprint !== null);
+    const other = own.find((r) => r.fingerprint !== own[0]!.fingerprint);
+    if (other) out.push(`batch ${id} of ${own[0]!.file} and of ${other.file} ran different matrices or builds of ctxbench (their fingerprints differ): flags, scenarios or code changed between the shards`);
+  }
+  return out;
+}
 
 /** By column name, not position, so a merge never shifts a column. */
 const insert = (table: TableDef, alias: string): string =>

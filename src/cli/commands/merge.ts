@@ -10,12 +10,10 @@ export interface MergeOptions {
 
 export async function mergeCommand(inputs: readonly string[], options: MergeOptions): Promise<void> {
   const merged = await mergeDatabases(inputs, options.output);
-  process.stdout.write(`Merged ${merged.sources.length} file(s) into ${path.resolve(options.output)}: ${merged.runs} runs in ${merged.batches} batch(es)\n`);
-  const shards = merged.shardBatches;
-  if (shards.length > 1) {
-    // bench check reads the latest batch alone: shards that did not join fail it as missing runs.
-    process.stderr.write(
-      `bench: warning: the shards are of ${shards.length} matrices (${shards.join(', ')}): shards of one matrix share one batch when they run with the same flags and the same build of ctxbench; bench report and bench check read the latest batch only\n`,
-    );
-  }
+  const target = path.resolve(options.output);
+  const added = merged.sources.filter((file) => path.resolve(file) !== target).length;
+  const kept = added < merged.sources.length ? ' (its runs kept)' : '';
+  process.stdout.write(`Merged ${added} file(s) into ${target}${kept}: ${merged.runs} runs in ${merged.batches} batch(es)\n`);
+  // bench check reads the latest batch alone, and a batch's runs are compared as one matrix's.
+  for (const problem of merged.disagreements) process.stderr.write(`bench: warning: ${problem}; bench report and bench check read one batch as one matrix\n`);
 }
