@@ -116,7 +116,10 @@ describe('paretoOf', () => {
     const pareto = paretoOf([group('a', run({ status: 'overflow', cost: 1 })), group('b', run({ status: 'overflow', cost: 2 }))]);
     expect(pareto.recommended).toBeNull();
     expect(pareto.points.some((p) => p.recommended)).toBe(false);
-    expect(pareto.rule).toMatch(/^No configuration completed a run .*: nothing to recommend/);
+    expect(pareto.rule).toMatch(/^No configuration completed a run .*: nothing to recommend; try a larger window or other settings\.$/);
+    // Every run errored (a backend down): the way out is to run them again, not a larger window.
+    const errored = paretoOf([group('a', run({ status: 'error', cost: 1 })), group('b', run({ status: 'error', cost: 2 }))]);
+    expect(errored.rule).toBe('No configuration completed a run (every run ended with an error): nothing to recommend; bench run --resume runs them again.');
   });
 
   it('keeps the front and the recommendation consistent for any costs and successes', () => {

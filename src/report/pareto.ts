@@ -160,7 +160,11 @@ export function paretoOf(groups: readonly { col: Column; runs: RunResult[] }[], 
     }))
     .sort((a, b) => a.cost - b.cost || b.success - a.success);
   if (pick === undefined) {
-    const rule = 'No configuration completed a run (each overflowed the window, broke tool-call pairing or was stopped): nothing to recommend; try a larger window or other settings.';
+    // Runs that errored say nothing of the settings: the way out is to run them again, not a larger window.
+    const errored = compared.every(({ runs }) => runs.every((r) => r.summary.status === 'error'));
+    const rule = errored
+      ? 'No configuration completed a run (every run ended with an error): nothing to recommend; bench run --resume runs them again.'
+      : 'No configuration completed a run (each overflowed the window, broke tool-call pairing, was stopped or failed): nothing to recommend; try a larger window or other settings.';
     return { axis, points, recommended: null, runnerUp: null, edge: null, refused: null, rule, note };
   }
   const rule =
