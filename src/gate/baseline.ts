@@ -75,7 +75,7 @@ export function buildBaseline(runs: readonly RunResult[], batch: BatchMeta, crea
  * nothing.
  */
 export function baselineProblem(runs: readonly RunResult[], where: string): string | undefined {
-  const labels = new Set(runs.map((run) => runKey(run).split('|')[0]));
+  const labels = new Set(runs.map((run) => runLabel(run.config.strategy, run.config.variant)));
   const scenarios = new Set(runs.map((run) => run.config.scenarioId));
   const planned = labels.size * scenarios.size;
   if (runs.length < planned) {
